@@ -1,0 +1,47 @@
+"""The reduction engine: the one library that the CLI and the language server drive.
+
+    from autodd_lsp.engine import Reduction, ReduceOptions
+
+    reduction = Reduction(source_text, source_path, ReduceOptions(err_msg="..."), listener)
+    summary = reduction.run()      # blocking; call reduction.cancel() from any thread to stop
+
+`run()` first checks that the original reproduces (raises NotReproducible with
+the tail of its output otherwise), then shrinks, emitting events (see
+`autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
+cancel: `summary.cancelled`, with the best text so far). Bad input raises
+UsageError from the constructor. The engine knows nothing about its front ends.
+"""
+
+from autodd_lsp.engine.errors import NotReproducible, UsageError
+from autodd_lsp.engine.events import (
+    Accepted,
+    Event,
+    Failed,
+    Finished,
+    PassStarted,
+    Progress,
+    Size,
+    Started,
+    Stats,
+    Summary,
+)
+from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.engine.reduction import Reduction
+
+__all__ = [
+    "Accepted",
+    "BACKENDS",
+    "Event",
+    "Failed",
+    "Finished",
+    "NotReproducible",
+    "PassStarted",
+    "Progress",
+    "ReduceOptions",
+    "Reduction",
+    "Size",
+    "Started",
+    "Stats",
+    "Summary",
+    "UsageError",
+]

@@ -1,0 +1,116 @@
+"""What a reduction tells its front end while it runs.
+
+The engine calls one listener with these events, from the engine's own thread.
+The CLI turns them into a status line; the language server into progress reports
+and streamed workspace edits. Listeners must return quickly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big a program is, in the units the summary reports."""
+
+    lines: int
+    nodes: int
+    tokens: int
+    chars: int
+
+    def __str__(self) -> str:
+        return f"{self.lines} lines, {self.nodes} AST nodes"
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Running counters; `elapsed` is seconds since the reduction started."""
+
+    candidates_run: int = 0
+    cache_hits: int = 0
+    rejected_unparsable: int = 0
+    accepted: int = 0
+    elapsed: float = 0.0
+    current_pass: str = ""
+
+
+@dataclass(frozen=True)
+class Started:
+    original: Size
+    text: str
+
+
+@dataclass(frozen=True)
+class PassStarted:
+    name: str
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Sent now and then (at most a few times a second) so a UI can refresh."""
+
+    size: Size
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A smaller candidate still fails the same way; `text` is the new best program."""
+
+    text: str
+    size: Size
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Summary:
+    original: Size
+    final: Size
+    text: str
+    stats: Stats
+    cancelled: bool = False
+    # Whether the final text was re-run once at the end and still reproduced.
+    verified: bool = False
+
+    def describe(self) -> str:
+        o, f, s = self.original, self.final, self.stats
+        pct = 100.0 * (1 - f.nodes / o.nodes) if o.nodes else 0.0
+        head = "Stopped early" if self.cancelled else "Done"
+        check = "re-run: still fails the same way" if self.verified else "re-run: NOT reproduced"
+        return (
+            f"{head}: {o.lines} -> {f.lines} lines, {o.nodes} -> {f.nodes} AST nodes "
+            f"({pct:.0f}% smaller), {s.candidates_run} candidates run, "
+            f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
+            f"{s.elapsed:.1f} s; {check}."
+        )
+
+
+@dataclass(frozen=True)
+class Finished:
+    summary: Summary
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The reduction could not start or could not go on (e.g. the original does not reproduce)."""
+
+    reason: str
+    output_tail: str = ""
+
+
+Event = Started | PassStarted | Progress | Accepted | Finished | Failed
+
+__all__ = [
+    "Accepted",
+    "Event",
+    "Failed",
+    "Finished",
+    "PassStarted",
+    "Progress",
+    "Size",
+    "Started",
+    "Stats",
+    "Summary",
+]

@@ -1,0 +1,32 @@
+"""Options shared by every front end; defaults are the CLI's."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from autodd_lsp.engine.errors import UsageError
+
+BACKENDS = ("runner", "subproc")
+
+
+@dataclass(frozen=True)
+class ReduceOptions:
+    err_msg: str
+    backend: str = "runner"
+    timeout: float = 60.0  # seconds, the most any one candidate may run
+    jobs: int = 1
+    python: str = field(default_factory=lambda: sys.executable)  # interpreter that runs candidates
+    cwd: str | None = None  # working directory of candidates; None: the caller's
+    output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
+
+    def validate(self) -> None:
+        """Raise UsageError (one line, for the user) if an option cannot work."""
+        if not self.err_msg:
+            raise UsageError("the error message must not be empty")
+        if self.backend not in BACKENDS:
+            raise UsageError(f"unknown backend {self.backend!r} (choose from {', '.join(BACKENDS)})")
+        if not self.timeout > 0:
+            raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout}")
+        if self.jobs < 1:
+            raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")

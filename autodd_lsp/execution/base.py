@@ -1,0 +1,79 @@
+"""The contract every execution backend keeps.
+
+A backend runs a candidate file so that, from inside, it looks like
+`python that_file.py` started from the user's directory:
+  * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path]`;
+  * stdin empty (/dev/null); the interpreter is `python` (never whatever is on PATH);
+  * cwd is `cwd`; `sys.path[0]` is the candidate's folder, and `extra_sys_path`
+    (normally the original file's folder, so sibling imports still work) follows it,
+    as PYTHONPATH would put it;
+  * output is captured at the file-descriptor level (os.write, C extensions and
+    child processes are seen), bounded to `output_limit` bytes per stream
+    (head and tail kept, the middle dropped);
+  * a hang is killed together with its whole process group at `timeout`;
+    a crash (segfault, os._exit) keeps the output written so far;
+  * nothing is left behind: no process, no temp file.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class RunResult:
+    stdout: bytes
+    stderr: bytes
+    returncode: int | None  # negative: killed by that signal; None: never finished
+    timed_out: bool = False
+    cancelled: bool = False
+    truncated: bool = False  # some output was dropped to respect output_limit
+    duration: float = 0.0  # seconds the candidate itself ran (not warm-up)
+
+    @property
+    def output(self) -> str:
+        """stdout then stderr, decoded leniently; what the oracle searches."""
+        return (self.stdout + b"\n" + self.stderr).decode("utf-8", errors="replace")
+
+
+class Backend(ABC):
+    """Runs candidate files. `run` is thread-safe for up to `jobs` concurrent calls."""
+
+    def __init__(
+        self,
+        python: str,
+        cwd: str,
+        *,
+        jobs: int = 1,
+        extra_sys_path: Sequence[str] = (),
+        preload: Sequence[str] = (),
+        output_limit: int = 8 * 1024 * 1024,
+    ) -> None:
+        self.python = python
+        self.cwd = cwd
+        self.jobs = jobs
+        self.extra_sys_path = list(extra_sys_path)
+        self.preload = list(preload)  # module names a warm backend may import up front
+        self.output_limit = output_limit
+
+    def start(self) -> None:
+        """Warm up (a runner imports `preload` here). Idempotent; may take seconds."""
+
+    @abstractmethod
+    def run(self, path: str, timeout: float, cancel: threading.Event | None = None) -> RunResult:
+        """Run the file at `path`; return when it ends, times out, or `cancel` is set."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Kill every running candidate and worker, remove temp files. Idempotent, any thread."""
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
