@@ -1,21 +1,270 @@
-"""Engine orchestration (being written): see the package docstring for the API."""
+"""Engine orchestration: check the original, run the pass groups to a fixpoint, verify.
+
+See the package docstring for the API. The loop:
+  1. run the original once; stop with NotReproducible if it does not show the failure;
+  2. repeat the pass groups (statements to their own fixpoint first, then
+     canonicalize, simplify, slow) until a whole cycle changes nothing;
+     each pass proposes edits on the current best text and ProbDD picks subsets;
+  3. tidy the layout, re-run the result once, report.
+"""
 
 from __future__ import annotations
 
+import ast
+import os
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from autodd_lsp.engine.events import Event, Summary
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.errors import NotReproducible, UsageError
+from autodd_lsp.engine.events import (
+    Accepted,
+    Event,
+    Failed,
+    Finished,
+    PassStarted,
+    Progress,
+    Size,
+    Started,
+    Stats,
+    Summary,
+)
 from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.protection import frozen_spans, respects_frozen
+from autodd_lsp.execution import create_backend
+from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.oracle import FailureOracle
+from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
+from autodd_lsp.search import ProbDD, search
+from autodd_lsp.syntax.metrics import size_of
+from autodd_lsp.syntax.patch import Edit, render, select_patches
+from autodd_lsp.syntax.source import Source
+
+_PROGRESS_INTERVAL = 0.2  # seconds between Progress events
+_TIDY_GROUP = 5
 
 
 class Reduction:
-    def __init__(self, source_text: str, source_path: str, options: ReduceOptions,
-                 listener: Callable[[Event], None] | None = None) -> None:
-        raise NotImplementedError("engine not written yet")
+    def __init__(
+        self,
+        source_text: str,
+        source_path: str,
+        options: ReduceOptions,
+        listener: Callable[[Event], None] | None = None,
+    ) -> None:
+        options.validate()
+        self.options = options
+        self.path = os.path.abspath(source_path)
+        self.original_text = source_text
+        self.best_text = source_text
+        self._listener = listener or (lambda event: None)
+        self._tree = _parse_or_explain(source_text, self.path)
+        _check_annotations(source_text, self.path)
+        self._stopped = threading.Event()
+        self._started_at = time.monotonic()
+        self._best_size = size_of(source_text, self._tree)
+        self._accepted = 0
+        self._current_pass = ""
+        self._last_progress = 0.0
+        self._tester: CandidateTester | None = None
 
+    # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
-        raise NotImplementedError
+        self._started_at = time.monotonic()
+        original = self._best_size
+        self._emit(Started(original, self.original_text))
+        slots = JobSlots(self.options.jobs, os.path.basename(self.path))
+        backend = create_backend(
+            self.options.backend,
+            python=self.options.python,
+            cwd=self.options.cwd or os.getcwd(),
+            jobs=self.options.jobs,
+            extra_sys_path=[os.path.dirname(self.path)],
+            preload=top_level_imports(self._tree),
+            output_limit=self.options.output_limit,
+        )
+        self._tester = CandidateTester(backend, slots, os.path.basename(self.path))
+        verified = False
+        try:
+            with ThreadPoolExecutor(self.options.jobs, thread_name_prefix="autodd-job") as pool:
+                self._check_original()
+                self._reduce(pool)
+                verified = self._verify()
+        except NotReproducible as error:
+            self._emit(Failed(str(error), error.output_tail))
+            raise
+        finally:
+            backend.close()
+            slots.remove()
+        summary = Summary(original, self._best_size, self.best_text, self._stats(), self.cancelled, verified)
+        self._emit(Finished(summary))
+        return summary
 
     def cancel(self) -> None:
-        raise NotImplementedError
+        """Stop as soon as possible (any thread); run() returns the best text so far."""
+        self._stopped.set()
+        if self._tester is not None:
+            self._tester.cancel_all()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._stopped.is_set()
+
+    # -- steps -----------------------------------------------------------------
+    def _check_original(self) -> None:
+        tester = self._tester
+        result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
+        if self.cancelled:
+            return
+        oracle = FailureOracle(
+            self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out
+        )
+        if not oracle.reproduced_by_original:
+            raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
+        tester.oracle = oracle
+        tester.timeout = adaptive_timeout(result.duration, self.options.timeout)
+        tester.set_best(self.original_text)
+
+    def _reduce(self, pool: ThreadPoolExecutor) -> None:
+        passes = registered_passes()
+        groups = sorted({p.group for p in passes} - {_TIDY_GROUP})
+        changed = True
+        while changed and not self.cancelled:
+            changed = False
+            for group in groups:
+                members = [p for p in passes if p.group == group]
+                while self._run_group(members, pool) and not self.cancelled:
+                    changed = True
+                    if group != groups[0]:
+                        break  # only the cheap statement group is repeated in place
+        for tidy in (p for p in passes if p.group == _TIDY_GROUP):
+            self._run_pass(tidy, pool)
+
+    def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
+        changed = False
+        for reduction_pass in members:
+            if self.cancelled:
+                break
+            changed |= self._run_pass(reduction_pass, pool)
+        return changed
+
+    def _run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
+        self._current_pass = reduction_pass.name
+        self._emit(PassStarted(reduction_pass.name, self._stats()))
+        changed = False
+        level = 0
+        while not self.cancelled:
+            source = Source(self.best_text)
+            ctx = PassContext(source, frozen_spans(source))
+            edits = reduction_pass.edits(ctx, level)
+            if edits is None:
+                break
+            edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
+            if edits and self._search(ctx, edits, pool):
+                changed = True
+            if not reduction_pass.has_levels:
+                break
+            level += 1
+        return changed
+
+    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor) -> bool:
+        base, guards = ctx.source.text, ctx.guards
+        accepted = False
+
+        def candidate(indices: list[int]) -> str:
+            return render(base, select_patches([edits[i] for i in sorted(indices)], guards))
+
+        def test(indices: list[int], cancel: threading.Event) -> bool:
+            return self._tester.test(candidate(indices), cancel)
+
+        def on_accept(applied: list[int]) -> None:
+            nonlocal accepted
+            accepted = True
+            self._accept(candidate(applied))
+
+        search(ProbDD(len(edits)), test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick)
+        return accepted
+
+    def _accept(self, text: str) -> None:
+        self.best_text = text
+        self._tester.set_best(text)
+        self._best_size = size_of(text)
+        self._accepted += 1
+        self._emit(Accepted(text, self._best_size, self._stats()))
+
+    def _verify(self) -> bool:
+        if self.cancelled:
+            return False
+        tester = self._tester
+        result = tester.run(self.best_text, self.options.timeout, tester.new_cancel_event())
+        return not result.cancelled and tester.oracle.is_interesting(
+            result.output, self.best_text, timed_out=result.timed_out
+        )
+
+    # -- reporting -------------------------------------------------------------
+    def _tick(self) -> None:
+        now = time.monotonic()
+        if now - self._last_progress >= _PROGRESS_INTERVAL:
+            self._last_progress = now
+            self._emit(Progress(self._best_size, self._stats()))
+
+    def _stats(self) -> Stats:
+        counters = self._tester.counters if self._tester else None
+        return Stats(
+            candidates_run=counters.candidates_run if counters else 0,
+            cache_hits=counters.cache_hits if counters else 0,
+            rejected_unparsable=counters.rejected_unparsable if counters else 0,
+            accepted=self._accepted,
+            elapsed=time.monotonic() - self._started_at,
+            current_pass=self._current_pass,
+        )
+
+    def _emit(self, event: Event) -> None:
+        self._listener(event)
+
+
+def adaptive_timeout(original_seconds: float, limit: float) -> float:
+    """Candidates rarely run longer than the original: a hang a deletion introduces
+    should cost seconds, not the whole --timeout."""
+    return min(limit, max(5.0, 10.0 * original_seconds + 2.0))
+
+
+def top_level_imports(tree: ast.Module) -> list[str]:
+    """Modules the program imports at module level: what a warm runner may preload."""
+    names: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            names.extend(alias.name for alias in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            if stmt.module != "__future__":
+                names.append(stmt.module)
+    return list(dict.fromkeys(names))
+
+
+def _parse_or_explain(text: str, path: str) -> ast.Module:
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError as error:
+        raise UsageError(f"{path}:{error.lineno}:{error.offset}: syntax error: {error.msg}") from None
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{path}: cannot parse: {error}") from None
+
+
+def _check_annotations(text: str, path: str) -> None:
+    problems = parse_freeze(text).errors
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
+
+
+def _not_reproduced_reason(message: str, result) -> str:
+    if result.timed_out:
+        return f"the original program timed out without printing {message!r}"
+    return f"the original program does not print {message!r} (exit status {result.returncode})"
+
+
+def _tail(output: str, lines: int = 15) -> str:
+    return "\n".join(output.strip().splitlines()[-lines:])

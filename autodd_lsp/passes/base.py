@@ -1,0 +1,116 @@
+"""The shared base of rewrite passes: what a pass sees and how it is registered.
+
+A pass looks at the current program and proposes `Edit`s; it never runs
+anything and never decides what is kept: the search strategy tries the edits and
+the oracle judges. Passes are registered in groups (the spec's four groups); the
+engine runs the groups in order, again and again, until none makes progress.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterator
+
+from autodd_lsp.syntax.patch import Edit, Patch, block_guard
+from autodd_lsp.syntax.source import Source, Span, statement_bodies
+
+
+@dataclass
+class PassContext:
+    source: Source
+    frozen: list[Span] = field(default_factory=list)
+
+    def is_frozen(self, node: ast.AST) -> bool:
+        """The node lies inside a frozen region: it must not change at all."""
+        start, end = self.source.span(node)
+        return any(fs <= start and end <= fe for fs, fe in self.frozen)
+
+    @cached_property
+    def guards(self) -> list[Patch]:
+        return block_guards(self.source)
+
+
+class ReductionPass:
+    """One kind of rewrite. Subclasses set `name` and implement `edits`."""
+
+    name: str = ""
+    group: int = 1
+    order: int = 0  # position inside its group: cheap, big-win passes first
+    # Passes with levels are searched one level at a time, re-parsing in between
+    # (outer statements first, as hierarchical delta debugging does).
+    has_levels: bool = False
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        """Edits for this level, biggest first; None once `level` is past the deepest."""
+        raise NotImplementedError
+
+
+_REGISTRY: list[ReductionPass] = []
+
+
+def register(cls: type[ReductionPass]) -> type[ReductionPass]:
+    _REGISTRY.append(cls())
+    return cls
+
+
+def registered_passes() -> list[ReductionPass]:
+    return sorted(_REGISTRY, key=lambda p: (p.group, p.order))
+
+
+# -- helpers shared by passes ---------------------------------------------------
+
+
+def block_guards(source: Source) -> list[Patch]:
+    """A guard for every indented statement block: it puts `pass` back if the block empties."""
+    guards = []
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Module):
+            continue
+        for body in statement_bodies(node):
+            if is_elif_body(source, node, body):
+                continue
+            if not all(source.owns_its_lines(stmt) for stmt in body):
+                continue
+            if body[0].lineno == getattr(node, "lineno", 0):
+                continue  # `if x: y` on one line
+            start = source.stmt_lines_span(body[0])[0]
+            end = source.line_end(body[-1].end_lineno)
+            indent = source.indent_of_line(source.first_line(body[0]))
+            guards.append(block_guard(start, end, indent))
+    return guards
+
+
+def is_elif_body(source: Source, node: ast.AST, body: list[ast.stmt]) -> bool:
+    """`orelse` holding an `elif` has no block of its own."""
+    return (
+        isinstance(node, ast.If)
+        and body is node.orelse
+        and len(body) == 1
+        and is_elif(source, body[0])
+    )
+
+
+def is_elif(source: Source, stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If):
+        return False
+    start = source.offset(stmt.lineno, stmt.col_offset)
+    return source.text.startswith("elif", start)
+
+
+def walk_statements(tree: ast.AST) -> Iterator[tuple[ast.stmt, int]]:
+    """Every statement with its nesting depth (module level is 0)."""
+
+    def visit(node: ast.AST, depth: int) -> Iterator[tuple[ast.stmt, int]]:
+        for body in statement_bodies(node):
+            for stmt in body:
+                yield stmt, depth
+                yield from visit(stmt, depth + 1)
+
+    yield from visit(tree, 0)
+
+
+def by_weight(edits: list[Edit]) -> list[Edit]:
+    """Biggest first; stable, so equal weights keep source order (deterministic)."""
+    return sorted(edits, key=lambda e: -e.weight)

@@ -1,0 +1,177 @@
+"""Flatten compound statements: keep one branch or the body, drop the header.
+
+`if c: A else: B` becomes `A` or `B`; `for v in e: A` becomes `v = 0` then `A`
+(one iteration); `while`, `try`, `with`, `def` and `class` give way to their
+body; `else` branches are dropped. Bodies are re-indented to the statement's
+level, strings inside them untouched.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from autodd_lsp.passes.base import (
+    PassContext,
+    ReductionPass,
+    by_weight,
+    is_elif,
+    register,
+    walk_statements,
+)
+from autodd_lsp.syntax.indent import reindent
+from autodd_lsp.syntax.patch import Edit, Patch
+from autodd_lsp.syntax.source import Source, Span
+
+
+def body_span(source: Source, body: list[ast.stmt]) -> Span:
+    return source.stmt_lines_span(body[0])[0], source.line_end(body[-1].end_lineno)
+
+
+def is_block(source: Source, header: ast.stmt, body: list[ast.stmt]) -> bool:
+    """An indented block on lines of its own (not `if x: y` on one line)."""
+    return bool(body) and body[0].lineno > header.lineno and all(source.owns_its_lines(s) for s in body)
+
+
+def hoist(source: Source, stmt: ast.stmt, body: list[ast.stmt], name: str, prefix: str = "") -> Edit:
+    """Replace `stmt` (header, decorators and all) by `body` at the statement's indentation.
+
+    `prefix` (already indented at the statement's level) is put before the body.
+    """
+    start = source.line_start(source.first_line(stmt))
+    end = source.line_end(stmt.end_lineno)
+    kept = body_span(source, body)
+    outer = source.indent_of_line(source.first_line(stmt))
+    inner = source.indent_of_line(source.first_line(body[0]))
+
+    def build(render) -> str:
+        return prefix + reindent(render(*kept), inner, outer)
+
+    patch = Patch(start, end, build, keeps=(kept,))
+    weight = (end - start) - (kept[1] - kept[0]) + len(prefix)
+    return Edit((patch,), name, weight=weight)
+
+
+def if_edits(source: Source, stmt: ast.If, name: str) -> list[Edit]:
+    edits = []
+    if is_block(source, stmt, stmt.body):
+        edits.append(hoist(source, stmt, stmt.body, name))
+    if stmt.orelse and is_elif(source, stmt.orelse[0]):
+        edits.append(promote_elif(source, stmt, stmt.orelse[0], name))
+    elif stmt.orelse and is_block(source, stmt, stmt.orelse):
+        edits.append(hoist(source, stmt, stmt.orelse, name))
+    return edits
+
+
+def promote_elif(source: Source, stmt: ast.If, elif_stmt: ast.If, name: str) -> Edit:
+    """`if a: ... elif b: ...` becomes `if b: ...`."""
+    start = source.line_start(stmt.lineno)
+    end = source.line_end(stmt.end_lineno)
+    kept = (source.offset(elif_stmt.lineno, elif_stmt.col_offset), end)
+    indent = source.indent_of_line(stmt.lineno)
+
+    def build(render) -> str:
+        return indent + "if" + render(*kept)[len("elif"):]
+
+    weight = kept[0] - start
+    return Edit((Patch(start, end, build, keeps=(kept,)),), name, weight=weight)
+
+
+def drop_else(source: Source, stmt: ast.stmt, name: str) -> Edit | None:
+    """Remove the `else:` branch (or the `elif` chain) of an if/for/while/try."""
+    orelse = getattr(stmt, "orelse", None)
+    if not orelse:
+        return None
+    end = source.line_end(orelse[-1].end_lineno)
+    if isinstance(stmt, ast.If) and is_elif(source, orelse[0]):
+        start = source.line_start(orelse[0].lineno)
+    else:
+        else_line = _else_keyword_line(source, stmt, orelse)
+        if else_line is None:
+            return None
+        start = source.line_start(else_line)
+    if isinstance(stmt, ast.Try) and not stmt.handlers and not stmt.finalbody:
+        return None
+    patch = Patch(start, end, lambda render: "")
+    return Edit((patch,), name, weight=end - start)
+
+
+def _else_keyword_line(source: Source, stmt: ast.stmt, orelse: list[ast.stmt]) -> int | None:
+    indent = source.indent_of_line(stmt.lineno)
+    first = source.first_line(orelse[0])
+    for line in range(first, stmt.lineno, -1):
+        text = source.lines[line - 1]
+        if text.startswith(indent + "else") and text[len(indent) + 4 :].lstrip().startswith(":"):
+            return line
+    return None
+
+
+def for_edits(source: Source, stmt: ast.For | ast.AsyncFor, name: str) -> list[Edit]:
+    if not is_block(source, stmt, stmt.body):
+        return []
+    indent = source.indent_of_line(stmt.lineno)
+    target = source.segment(stmt.target)
+    return [hoist(source, stmt, stmt.body, name, prefix=f"{indent}{target} = 0\n")]
+
+
+def with_edits(source: Source, stmt: ast.With | ast.AsyncWith, name: str) -> list[Edit]:
+    if not is_block(source, stmt, stmt.body):
+        return []
+    edits = [hoist(source, stmt, stmt.body, name)]
+    if len(stmt.items) == 1 and stmt.items[0].optional_vars is not None:
+        item = stmt.items[0]
+        indent = source.indent_of_line(stmt.lineno)
+        binding = f"{indent}{source.segment(item.optional_vars)} = {source.segment(item.context_expr)}\n"
+        edits.append(hoist(source, stmt, stmt.body, name, prefix=binding))
+    return edits
+
+
+def try_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
+    edits = []
+    if is_block(source, stmt, stmt.body):
+        edits.append(hoist(source, stmt, stmt.body, name))
+    for handler in getattr(stmt, "handlers", []):
+        if is_block(source, handler, handler.body):
+            edits.append(hoist(source, stmt, handler.body, name))
+    return edits
+
+
+def definition_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
+    if not is_block(source, stmt, stmt.body):
+        return []
+    return [hoist(source, stmt, stmt.body, name)]
+
+
+@register
+class SimplifyCompound(ReductionPass):
+    name = "flatten compound statements"
+    group = 1
+    order = 1
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        if level > 0:
+            return None
+        source = ctx.source
+        edits: list[Edit] = []
+        for stmt, _ in walk_statements(source.tree):
+            if ctx.is_frozen(stmt):
+                continue
+            edits.extend(self._for_statement(source, stmt))
+            dropped = drop_else(source, stmt, self.name)
+            if dropped:
+                edits.append(dropped)
+        return by_weight(edits)
+
+    def _for_statement(self, source: Source, stmt: ast.stmt) -> list[Edit]:
+        if isinstance(stmt, ast.If):
+            return if_edits(source, stmt, self.name)
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            return for_edits(source, stmt, self.name)
+        if isinstance(stmt, ast.While):
+            return definition_edits(source, stmt, self.name) if is_block(source, stmt, stmt.body) else []
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return with_edits(source, stmt, self.name)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            return try_edits(source, stmt, self.name)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return definition_edits(source, stmt, self.name)
+        return []

@@ -1,0 +1,109 @@
+"""Drop one element of a comma-separated list: call arguments and keywords,
+list/tuple/set/dict entries, parameters, base classes, imported names,
+`with` items, decorators, and the `as x` of a `with`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.syntax.patch import Edit, delete
+from autodd_lsp.syntax.source import Source, Span
+
+
+def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
+    """The comma-separated lists inside `node`, each as the spans of its elements in order."""
+    if isinstance(node, ast.Call):
+        yield _spans(source, [*node.args, *node.keywords])
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        yield _spans(source, node.elts)
+    elif isinstance(node, ast.Dict):
+        entries = [(k, v) for k, v in zip(node.keys, node.values) if k is not None]
+        if len(entries) == len(node.keys):
+            yield sorted((source.span(k)[0], source.span(v)[1]) for k, v in entries)
+    elif isinstance(node, ast.ClassDef):
+        yield _spans(source, [*node.bases, *node.keywords])
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield _spans(source, node.names)
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        yield sorted(
+            (source.span(i.context_expr)[0], source.span(i.optional_vars or i.context_expr)[1])
+            for i in node.items
+        )
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        yield parameter_spans(source, node.args)
+
+
+def _spans(source: Source, nodes: list[ast.AST]) -> list[Span]:
+    return sorted(source.span(n) for n in nodes if hasattr(n, "lineno"))
+
+
+def parameter_spans(source: Source, args: ast.arguments) -> list[Span]:
+    """Each named parameter with its default and annotation (not `*`, `/`, *args, **kwargs)."""
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    spans = []
+    for arg, default in pairs:
+        start, end = source.span(arg)
+        if default is not None:
+            end = source.span(default)[1]
+        spans.append((start, end))
+    return sorted(spans)
+
+
+def removal_span(source: Source, spans: list[Span], index: int) -> Span:
+    """The element with the comma that joins it to its neighbour."""
+    start, end = spans[index]
+    if index + 1 < len(spans):
+        return start, spans[index + 1][0]
+    if index > 0:
+        return spans[index - 1][1], end
+    return start, end
+
+
+@register
+class RemoveElements(ReductionPass):
+    name = "remove list elements"
+    group = 4
+    order = 1
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        if level > 0:
+            return None
+        source = ctx.source
+        edits: list[Edit] = []
+        for node in ast.walk(source.tree):
+            if isinstance(node, (ast.expr, ast.stmt)) and ctx.is_frozen(node):
+                continue
+            for spans in element_lists(source, node):
+                for index in range(len(spans)):
+                    start, end = removal_span(source, spans, index)
+                    edits.append(Edit((delete(start, end),), self.name, weight=end - start))
+            edits.extend(decorator_edits(source, node, self.name))
+            edits.extend(with_as_edits(source, node, self.name))
+        return by_weight(edits)
+
+
+def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
+    edits = []
+    for decorator in getattr(node, "decorator_list", None) or []:
+        if not isinstance(node, ast.stmt):
+            continue
+        line = decorator.lineno
+        if source.lines[line - 1].lstrip().startswith("@") and decorator.end_lineno < node.lineno:
+            start, end = source.line_start(line), source.line_end(decorator.end_lineno)
+            edits.append(Edit((delete(start, end),), name, weight=end - start))
+    return edits
+
+
+def with_as_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
+    """`with e as x:` becomes `with e:`."""
+    edits = []
+    for item in getattr(node, "items", None) or []:
+        if isinstance(node, (ast.With, ast.AsyncWith)) and item.optional_vars is not None:
+            start = source.span(item.context_expr)[1]
+            end = source.span(item.optional_vars)[1]
+            edits.append(Edit((delete(start, end),), name, weight=end - start))
+    return edits

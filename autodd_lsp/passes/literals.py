@@ -1,0 +1,51 @@
+"""Shrink literals: integers towards 0 and 1, strings to empty."""
+
+from __future__ import annotations
+
+import ast
+
+from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.expressions import replaceable_expressions
+from autodd_lsp.syntax.patch import Edit, replace
+
+
+def smaller_ints(value: int) -> list[int]:
+    magnitude = abs(value)
+    options = [0, 1, magnitude // 2] if magnitude > 1 else [0]
+    return [v for v in dict.fromkeys(options) if v < magnitude]
+
+
+def _string_prefix(text: str) -> str | None:
+    """The literal's prefix (b, r, u...) if it is one plain string, else None."""
+    prefix = text[: len(text) - len(text.lstrip("bBrRuU"))]
+    body = text[len(prefix):]
+    if len(body) >= 2 and body[0] in "'\"" and body[-1] == body[0] and "fF" not in prefix:
+        return prefix
+    return None
+
+
+@register
+class ShrinkLiterals(ReductionPass):
+    name = "shrink literals"
+    group = 4
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        if level > 0:
+            return None
+        source = ctx.source
+        edits: list[Edit] = []
+        for node in replaceable_expressions(source.tree):
+            if not isinstance(node, ast.Constant) or ctx.is_frozen(node):
+                continue
+            start, end = source.span(node)
+            text = source.text[start:end]
+            if isinstance(node.value, int) and not isinstance(node.value, bool) and text.isdigit():
+                for value in smaller_ints(node.value):
+                    weight = len(text) - len(str(value))
+                    edits.append(Edit((replace(start, end, str(value)),), self.name, weight=weight))
+            elif isinstance(node.value, (str, bytes)) and node.value:
+                prefix = _string_prefix(text)
+                if prefix is not None:
+                    empty = prefix + '""'
+                    edits.append(Edit((replace(start, end, empty),), self.name, weight=len(text) - len(empty)))
+        return by_weight(edits)

@@ -1,0 +1,93 @@
+"""Remove a function parameter together with the matching argument at every call site.
+
+Dropping a parameter alone would break every caller; dropping it with its
+arguments keeps the program well-formed and leaves nothing behind (the
+reference tool instead adds `*args, **kwargs` to every function, which stays in
+its output).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.elements import parameter_spans, removal_span
+from autodd_lsp.syntax.patch import Edit, Patch, delete
+from autodd_lsp.syntax.source import Source, Span
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
+    """Calls by the name they use: `f(...)` and `obj.f(...)` both count for `f`."""
+    calls: dict[str, list[ast.Call]] = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                calls[node.func.id].append(node)
+            elif isinstance(node.func, ast.Attribute):
+                calls[node.func.attr].append(node)
+    return calls
+
+
+def _is_method(source: Source, func: ast.AST) -> bool:
+    return isinstance(source.parents.get(func), ast.ClassDef)
+
+
+def argument_removal(source: Source, call: ast.Call, name: str, index: int) -> Span | None | bool:
+    """The span to delete at a call site; None if nothing is passed; False if unknowable."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    elements = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    spans = [source.span(n) for n in elements]
+    target = None
+    if index is not None and index < len(call.args):
+        target = call.args[index]
+    else:
+        target = next((k for k in call.keywords if k.arg == name), None)
+    if target is None:
+        return None
+    return removal_span(source, spans, elements.index(target))
+
+
+def parameter_edit(source: Source, func, param_index: int, calls: list[ast.Call], pass_name: str) -> Edit | None:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    named = positional + list(args.kwonlyargs)
+    param = named[param_index]
+    method = _is_method(source, func)
+    if method and param_index == 0 and positional:
+        return None  # self / cls
+    call_index = param_index - (1 if method else 0) if param_index < len(positional) else None
+    patches = [delete(*removal_span(source, parameter_spans(source, args), param_index))]
+    for call in calls:
+        span = argument_removal(source, call, param.arg, call_index)
+        if span is False:
+            return None
+        if span is not None:
+            patches.append(delete(*span))
+    weight = sum(p.end - p.start for p in patches)
+    return Edit(tuple(patches), pass_name, weight=weight, label=f"{func.name}({param.arg})")
+
+
+@register
+class RemoveParameters(ReductionPass):
+    name = "remove parameters with their arguments"
+    group = 2
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        if level > 0:
+            return None
+        source = ctx.source
+        calls = call_sites(source.tree)
+        edits: list[Edit] = []
+        for func in ast.walk(source.tree):
+            if not isinstance(func, _FUNCTIONS) or ctx.is_frozen(func):
+                continue
+            count = len(func.args.posonlyargs) + len(func.args.args) + len(func.args.kwonlyargs)
+            for index in range(count):
+                edit = parameter_edit(source, func, index, calls.get(func.name, []), self.name)
+                if edit is not None:
+                    edits.append(edit)
+        return by_weight(edits)

@@ -1,0 +1,68 @@
+"""Run a strategy with up to N candidates in flight, deterministically.
+
+Most candidates fail, so while one runs we speculate that it fails and start the
+proposals that would follow. Results are consumed strictly in proposal order;
+when one succeeds, everything started after it is stale: it is cancelled (its
+processes killed) and the strategy goes on from the success. The sequence of
+decisions is therefore exactly the sequential one, at any number of jobs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable
+
+from autodd_lsp.search.probdd import ProbDD
+
+# test(indices to apply, cancel event) -> interesting?
+TestFn = Callable[[list[int], threading.Event], bool]
+
+
+def search(
+    strategy: ProbDD,
+    test: TestFn,
+    pool: ThreadPoolExecutor,
+    jobs: int,
+    on_accept: Callable[[list[int]], None],
+    stopped: Callable[[], bool],
+    on_result: Callable[[], None] = lambda: None,
+) -> list[int]:
+    """Drive `strategy` to the end (or until `stopped()`); return the applied indices."""
+    in_flight: deque[tuple[list[int], Future, threading.Event]] = deque()
+    speculative = strategy.copy()
+    try:
+        while not stopped():
+            while len(in_flight) < jobs:
+                subset = speculative.propose()
+                if subset is None:
+                    break
+                cancel = threading.Event()
+                future = pool.submit(test, speculative.applied + subset, cancel)
+                in_flight.append((subset, future, cancel))
+                speculative = speculative.copy()
+                speculative.feedback(subset, False)
+            if not in_flight:
+                break
+            subset, future, _ = in_flight.popleft()
+            interesting = future.result()
+            on_result()
+            if stopped():
+                break
+            strategy.feedback(subset, interesting)
+            if interesting:
+                on_accept(list(strategy.applied))
+                _cancel_all(in_flight)
+                speculative = strategy.copy()
+    finally:
+        _cancel_all(in_flight)
+    return strategy.applied
+
+
+def _cancel_all(in_flight: deque) -> None:
+    for _, _, cancel in in_flight:
+        cancel.set()
+    for _, future, _ in in_flight:
+        future.exception()  # wait: a cancelled run returns within milliseconds
+    in_flight.clear()

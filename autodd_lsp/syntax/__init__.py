@@ -1,0 +1,1 @@
+"""The program as text plus syntax tree: spans, patches, sizes, re-indentation."""

@@ -1,0 +1,55 @@
+"""How big a program is: the numbers reported to users and compared in benchmarks."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from autodd_lsp.engine.events import Size
+
+_LAYOUT_TOKENS = {
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.COMMENT,
+    tokenize.ENDMARKER,
+}
+_DIGITS = re.compile(r"\d+")
+
+
+def count_nodes(tree: ast.AST) -> int:
+    return sum(1 for _ in ast.walk(tree))
+
+
+def count_tokens(text: str) -> int:
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        return sum(1 for t in tokens if t.type not in _LAYOUT_TOKENS)
+    except (tokenize.TokenError, SyntaxError):
+        return len(text.split())
+
+
+def count_lines(text: str) -> int:
+    """Non-blank lines: blank lines are layout, not program."""
+    return sum(1 for line in text.splitlines() if line.strip())
+
+
+def size_of(text: str, tree: ast.AST | None = None) -> Size:
+    tree = tree if tree is not None else ast.parse(text)
+    return Size(
+        lines=count_lines(text),
+        nodes=count_nodes(tree),
+        tokens=count_tokens(text),
+        chars=len(text),
+    )
+
+
+def order_key(text: str) -> tuple[int, int]:
+    """A cheap well-founded order: every accepted step must lower it, so reduction ends.
+
+    Length first; at equal length the sum of integer literals (shrinking 128 to 64).
+    """
+    return len(text), sum(int(d[:18]) for d in _DIGITS.findall(text))

@@ -1,0 +1,138 @@
+"""Edits as text patches over node spans, and rendering any set of them at once.
+
+An `Edit` is one reduction step a pass proposes (drop this statement, replace
+that call by its argument...). It is made of `Patch`es: a patch replaces the span
+[start, end) of the base text by what its `build` function returns. `build`
+receives a `render(start, end)` callback giving the *edited* text of any span
+inside the patch, so nested edits compose: replacing an `if` by its body keeps
+whatever was already removed inside the body. `keeps` lists those inner spans;
+the engine uses it to check that no frozen code is dropped.
+
+Patches of chosen edits must nest or be disjoint; `render` drops a patch that
+crosses an earlier one (first chosen wins). Block guards are patches that are
+always applied: when every statement of a block is removed they put `pass` back,
+so a candidate never fails to parse just because a block became empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from autodd_lsp.syntax.source import Span
+
+Render = Callable[[int, int], str]
+
+
+@dataclass(frozen=True, eq=False)
+class Patch:
+    start: int
+    end: int
+    build: Callable[[Render], str]
+    keeps: tuple[Span, ...] = ()
+    guard: bool = False  # block guards sit outside edits that share their span
+
+
+@dataclass(frozen=True, eq=False)
+class Edit:
+    patches: tuple[Patch, ...]
+    pass_name: str
+    weight: int = 0  # characters it removes, roughly: bigger edits are tried first
+    label: str = ""
+
+    @property
+    def span(self) -> Span:
+        return min(p.start for p in self.patches), max(p.end for p in self.patches)
+
+
+def delete(start: int, end: int) -> Patch:
+    return Patch(start, end, lambda render: "")
+
+
+def replace(start: int, end: int, text: str) -> Patch:
+    return Patch(start, end, lambda render: text)
+
+
+def replace_with_span(start: int, end: int, kept: Span, wrap: str = "{}") -> Patch:
+    """Replace [start, end) by the (edited) text of `kept`, formatted into `wrap`."""
+    return Patch(start, end, lambda render: wrap.format(render(*kept)), keeps=(kept,))
+
+
+def block_guard(start: int, end: int, indent: str) -> Patch:
+    def build(render: Render) -> str:
+        text = render(start, end)
+        return text if _has_code(text) else text + f"{indent}pass\n"
+
+    return Patch(start, end, build, keeps=((start, end),), guard=True)
+
+
+def _has_code(text: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def _sort_key(patch: Patch):
+    # Outer patches first; at equal spans a guard is outer.
+    return (patch.start, -patch.end, 0 if patch.guard else 1)
+
+
+def _crosses(a: Patch, b: Patch) -> bool:
+    if a.start == b.start and a.end == b.end:
+        return a.guard == b.guard  # two edits on one span: only the first applies
+    nested = (a.start <= b.start and b.end <= a.end) or (b.start <= a.start and a.end <= b.end)
+    disjoint = a.end <= b.start or b.end <= a.start
+    return not (nested or disjoint)
+
+
+def select_patches(edits: Iterable[Edit], guards: Sequence[Patch]) -> list[Patch]:
+    """The patches to apply: guards, then each edit whose patches fit with those chosen."""
+    chosen: list[Patch] = list(guards)
+    edit_patches: list[Patch] = []
+    for edit in edits:
+        if any(_crosses(p, q) for p in edit.patches for q in edit_patches):
+            continue
+        if any(_crosses(p, g) for p in edit.patches for g in guards):
+            continue
+        edit_patches.extend(edit.patches)
+    chosen.extend(edit_patches)
+    chosen.sort(key=_sort_key)
+    return chosen
+
+
+def render(text: str, patches: Sequence[Patch]) -> str:
+    """Apply sorted, properly nested patches to `text`.
+
+    A patch's `build` may render any span of the base text, also one outside the
+    patch (inlining a function renders the function's body at the call site):
+    the text it gets has every chosen patch inside that span applied.
+    """
+    order = {id(p): i for i, p in enumerate(patches)}
+
+    def render_span(start: int, end: int, caller: Patch | None = None) -> str:
+        inside = [p for p in patches if start <= p.start and p.end <= end and p is not caller]
+        if caller is not None:
+            # A patch never renders itself or a patch around it with the very same span.
+            rank = order[id(caller)]
+            inside = [
+                p
+                for p in inside
+                if not (p.start == caller.start and p.end == caller.end and order[id(p)] < rank)
+            ]
+        return _render_range(start, end, inside)
+
+    def _render_range(lo: int, hi: int, inside: list[Patch]) -> str:
+        out: list[str] = []
+        pos = lo
+        i = 0
+        while i < len(inside):
+            patch = inside[i]
+            j = i + 1
+            while j < len(inside) and inside[j].end <= patch.end and inside[j].start < patch.end:
+                j += 1  # skip patches nested in this one: its build renders them
+            out.append(text[pos : patch.start])
+            out.append(patch.build(lambda a, b, _p=patch: render_span(a, b, _p)))
+            pos = patch.end
+            i = j
+        out.append(text[pos:hi])
+        return "".join(out)
+
+    return render_span(0, len(text))

@@ -1,0 +1,39 @@
+"""Operator precedence, to know when a sub-expression needs parentheses in a new place."""
+
+from __future__ import annotations
+
+import ast
+
+_BINOP = {
+    ast.BitOr: 6, ast.BitXor: 7, ast.BitAnd: 8, ast.LShift: 9, ast.RShift: 9,
+    ast.Add: 10, ast.Sub: 10, ast.Mult: 11, ast.MatMult: 11, ast.Div: 11,
+    ast.FloorDiv: 11, ast.Mod: 11, ast.Pow: 13,
+}  # fmt: skip
+
+ATOM = 16
+
+
+def precedence(node: ast.AST) -> int:
+    """Higher binds tighter; an expression at precedence p fits where p is expected."""
+    if isinstance(node, (ast.Tuple,)):
+        return 0  # a bare tuple only fits where commas are allowed
+    if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Starred)):
+        return 1
+    if isinstance(node, ast.IfExp):
+        return 2
+    if isinstance(node, ast.BoolOp):
+        return 3 if isinstance(node.op, ast.Or) else 4
+    if isinstance(node, ast.UnaryOp):
+        return 5 if isinstance(node.op, ast.Not) else 12
+    if isinstance(node, ast.Compare):
+        return 5
+    if isinstance(node, ast.BinOp):
+        return _BINOP.get(type(node.op), 10)
+    if isinstance(node, ast.Await):
+        return 14
+    return ATOM  # names, constants, calls, attributes, subscripts, displays
+
+
+def fits(child: ast.AST, replaced: ast.AST) -> bool:
+    """Can `child`'s text stand where `replaced` stood without parentheses?"""
+    return precedence(child) >= precedence(replaced)

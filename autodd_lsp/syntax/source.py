@@ -1,0 +1,132 @@
+"""A parsed program and the character spans of its nodes.
+
+Rewrites never re-print the tree: they splice the original text by node spans,
+so every surviving line keeps its comments, quotes and spacing. `ast` gives
+positions as (1-based line, UTF-8 byte column); everything here works in
+character offsets into `text`.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+Span = tuple[int, int]  # [start, end) character offsets into Source.text
+
+
+class Source:
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        self.text = text
+        self.tree = tree if tree is not None else ast.parse(text)
+        self.lines = text.splitlines(keepends=True)
+        self.line_starts = _line_starts(self.lines)
+
+    # -- positions -----------------------------------------------------------
+    def offset(self, lineno: int, byte_col: int) -> int:
+        """Character offset of an ast position."""
+        if lineno > len(self.lines):
+            return len(self.text)
+        line = self.lines[lineno - 1]
+        if line.isascii():
+            col = byte_col
+        else:
+            col = len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+        return self.line_starts[lineno - 1] + col
+
+    def span(self, node: ast.AST) -> Span:
+        """Exact span of an expression or statement (decorators not included)."""
+        return (
+            self.offset(node.lineno, node.col_offset),
+            self.offset(node.end_lineno, node.end_col_offset),
+        )
+
+    def segment(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    def line_start(self, lineno: int) -> int:
+        return self.line_starts[lineno - 1] if lineno <= len(self.lines) else len(self.text)
+
+    def line_end(self, lineno: int) -> int:
+        """Offset just past the newline of `lineno` (or the end of the text)."""
+        return self.line_starts[lineno] if lineno < len(self.lines) else len(self.text)
+
+    def indent_of_line(self, lineno: int) -> str:
+        line = self.lines[lineno - 1]
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+    def first_line(self, stmt: ast.stmt) -> int:
+        """A statement's first line, its decorators included."""
+        decorators = getattr(stmt, "decorator_list", None) or []
+        return min([stmt.lineno] + [d.lineno for d in decorators])
+
+    def owns_its_lines(self, stmt: ast.stmt) -> bool:
+        """True when nothing but this statement (and a comment) sits on its lines."""
+        first = self.first_line(stmt)
+        start = self.line_start(first)
+        head = self.text[start : self.offset(first, _col_of_first(stmt))]
+        if head.strip():
+            return False
+        end = self.offset(stmt.end_lineno, stmt.end_col_offset)
+        tail = self.text[end : self.line_end(stmt.end_lineno)]
+        tail = tail.strip()
+        return not tail or tail.startswith("#")
+
+    def stmt_lines_span(self, stmt: ast.stmt, with_comments: bool = True) -> Span:
+        """Whole lines of a statement; with leading comment lines glued to it."""
+        first = self.first_line(stmt)
+        if with_comments:
+            first = self._glued_comment_start(first)
+        return self.line_start(first), self.line_end(stmt.end_lineno)
+
+    def _glued_comment_start(self, first: int) -> int:
+        """Comment lines directly above a statement belong to it (not AutoDD annotations)."""
+        indent = self.indent_of_line(first)
+        line = first - 1
+        while line >= 1:
+            text = self.lines[line - 1]
+            stripped = text.strip()
+            if not stripped.startswith("#") or "autodd" in stripped:
+                break
+            if self.indent_of_line(line) != indent:
+                break
+            line -= 1
+        return line + 1
+
+    @cached_property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        parents: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+        return parents
+
+
+def _col_of_first(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None) or []
+    if decorators:
+        first = min(decorators, key=lambda d: (d.lineno, d.col_offset))
+        return max(first.col_offset - 1, 0)  # the '@'
+    return stmt.col_offset
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    return starts
+
+
+def statement_bodies(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists directly inside a node (body, orelse, handlers' bodies...)."""
+    bodies = []
+    for field in ("body", "orelse", "finalbody"):
+        value = getattr(node, field, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            bodies.append(value)
+    for handler in getattr(node, "handlers", None) or []:
+        bodies.append(handler.body)
+    for case in getattr(node, "cases", None) or []:
+        bodies.append(case.body)
+    return bodies
