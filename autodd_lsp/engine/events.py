@@ -7,20 +7,9 @@ and streamed workspace edits. Listeners must return quickly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Size:
-    """How big a program is, in the units the summary reports."""
-
-    lines: int
-    nodes: int
-    tokens: int
-    chars: int
-
-    def __str__(self) -> str:
-        return f"{self.lines} lines, {self.nodes} AST nodes"
+from autodd_lsp.syntax.metrics import Size
 
 
 @dataclass(frozen=True)

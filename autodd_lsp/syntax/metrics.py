@@ -7,7 +7,20 @@ import io
 import re
 import tokenize
 
-from autodd_lsp.engine.events import Size
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big a program is, in the units the summary reports."""
+
+    lines: int
+    nodes: int
+    tokens: int
+    chars: int
+
+    def __str__(self) -> str:
+        return f"{self.lines} lines, {self.nodes} AST nodes"
 
 _LAYOUT_TOKENS = {
     tokenize.NL,

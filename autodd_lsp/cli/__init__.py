@@ -1,0 +1,1 @@
+"""The `autodd` command: a thin shell over the engine."""

@@ -1,0 +1,181 @@
+"""`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]`
+
+Exit status: 0 done (the result re-ran and still fails the same way), 1 the
+original does not show the failure, 2 bad input, 3 the result did not reproduce
+on its final re-run, 130 interrupted (the best result so far is in OUTPUT).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+from autodd_lsp import __version__
+from autodd_lsp.cli.progress import TerminalReporter
+from autodd_lsp.engine import (
+    BACKENDS,
+    Accepted,
+    Event,
+    NotReproducible,
+    ReduceOptions,
+    Reduction,
+    Summary,
+    UsageError,
+)
+from autodd_lsp.files import atomic_write, writable_problem
+
+EXIT_NOT_REPRODUCIBLE = 1
+EXIT_USAGE = 2
+EXIT_UNVERIFIED = 3
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autodd",
+        description="Shrink a failing Python program to a small program that still fails the same way.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified)")
+    parser.add_argument("--err-msg", required=True, metavar="MSG",
+                        help="text the failure prints (case-sensitive substring of stdout or stderr)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUTPUT",
+                        help="where the reproducer goes; rewritten after every improvement")
+    parser.add_argument("--backend", choices=BACKENDS, default="runner",
+                        help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SEC",
+                        help="the most one candidate may run, in seconds (default 60)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="candidates run in parallel (default 1); the result is the same for any N")
+    parser.add_argument("--python", default=sys.executable, metavar="PATH",
+                        help="interpreter that runs candidates (default: the one running autodd)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and the summary")
+    parser.add_argument("--version", action="version", version=f"autodd {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    reporter = TerminalReporter(quiet=args.quiet)
+    try:
+        text, options = _prepare(args)
+        reduction = Reduction(text, args.source, options, _fan_out(reporter, _ResultWriter(args.output)))
+    except UsageError as error:
+        return _fail(str(error), EXIT_USAGE)
+    output = args.output
+    try:
+        summary = _run_interruptibly(reduction)
+    except NotReproducible as error:
+        reporter.close()
+        tail = f"\n--- last lines it printed ---\n{error.output_tail}" if error.output_tail else ""
+        return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
+    finally:
+        reporter.close()
+    atomic_write(output, summary.text)
+    print(summary.describe(), file=sys.stderr)
+    print(f"autodd: wrote {output}", file=sys.stderr)
+    if summary.cancelled:
+        return EXIT_INTERRUPTED
+    if not summary.verified:
+        return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
+    """Check everything that can be checked before running anything."""
+    source, output = args.source, args.output
+    text = _read_source(source)
+    if os.path.abspath(output) == os.path.abspath(source) or _same_file(source, output):
+        raise UsageError("the output path must differ from SOURCE (the source is never modified)")
+    problem = writable_problem(output)
+    if problem:
+        raise UsageError(f"cannot write the output: {problem}")
+    if not os.access(args.python, os.X_OK):
+        raise UsageError(f"--python {args.python}: not an executable file")
+    options = ReduceOptions(
+        err_msg=args.err_msg,
+        backend=args.backend,
+        timeout=args.timeout,
+        jobs=args.jobs,
+        python=args.python,
+    )
+    return text, options
+
+
+def _read_source(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a Python file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: not UTF-8 text (byte {error.start})") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+class _ResultWriter:
+    """Keeps OUTPUT equal to the best program so far, so a stop at any moment loses nothing."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Accepted):
+            atomic_write(self.path, event.text)
+
+
+def _fan_out(*listeners):
+    def listener(event: Event) -> None:
+        for each in listeners:
+            each(event)
+
+    return listener
+
+
+def _run_interruptibly(reduction: Reduction) -> Summary:
+    """Run in a worker thread so Ctrl-C and SIGTERM cancel cleanly within a second."""
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["summary"] = reduction.run()
+        except BaseException as error:  # re-raised in the main thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="autodd-engine", daemon=True)
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: reduction.cancel())
+    try:
+        worker.start()
+        while worker.is_alive():
+            try:
+                worker.join(0.1)
+            except KeyboardInterrupt:
+                reduction.cancel()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["summary"]
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"autodd: error: {message}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""Showing a reduction on the terminal: a live status line, or plain log lines."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+
+from autodd_lsp.engine import Accepted, Event, Failed, Finished, PassStarted, Progress, Size, Started, Stats
+
+
+def status_text(size: Size, original: Size, stats: Stats) -> str:
+    rate = stats.candidates_run / stats.elapsed if stats.elapsed > 0 else 0.0
+    return (
+        f"{stats.current_pass} · {original.lines} → {size.lines} lines · "
+        f"{original.nodes} → {size.nodes} nodes · {stats.candidates_run} candidates "
+        f"({rate:.0f}/s) · {stats.elapsed:.1f} s"
+    )
+
+
+class TerminalReporter:
+    """Listener for engine events. On a terminal: one live status line on stderr."""
+
+    def __init__(self, quiet: bool = False, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.console = Console(file=self.stream, highlight=False)
+        self.live = self.console.is_terminal and not quiet
+        self._status = None
+        self._original: Size | None = None
+        self._size: Size | None = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Started):
+            self._original = self._size = event.original
+            self._log(f"autodd: original: {event.original}; checking that it fails")
+            if self.live:
+                self._status = self.console.status("checking the original…")
+                self._status.start()
+        elif isinstance(event, (PassStarted, Progress, Accepted)):
+            if isinstance(event, (Progress, Accepted)):
+                self._size = event.size
+            self._show(event)
+        elif isinstance(event, (Finished, Failed)):
+            self.close()
+
+    def _show(self, event: Event) -> None:
+        text = status_text(self._size, self._original, event.stats)
+        if self._status is not None:
+            self._status.update(text)
+        elif isinstance(event, PassStarted):
+            self._log(f"autodd: pass: {text}")
+        elif isinstance(event, Accepted):
+            self._log(f"autodd: smaller: {text}")
+
+    def _log(self, line: str) -> None:
+        if not self.quiet and not self.live:
+            print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None

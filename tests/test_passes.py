@@ -1,0 +1,140 @@
+"""Each rewrite pass proposes the edits it promises, keeping the user's text elsewhere."""
+
+import ast
+
+from autodd_lsp.passes import PassContext, registered_passes
+from autodd_lsp.syntax.patch import render, select_patches
+from autodd_lsp.syntax.source import Source
+
+
+def single_edit_results(pass_name, text, level=0):
+    """Every candidate text the named pass offers, one edit at a time."""
+    (reduction_pass,) = [p for p in registered_passes() if p.name == pass_name]
+    ctx = PassContext(Source(text))
+    edits = reduction_pass.edits(ctx, level) or []
+    return [render(text, select_patches([e], ctx.guards)) for e in edits]
+
+
+def compiles(text):
+    ast.parse(text)
+    return True
+
+
+def test_pass_groups_are_in_spec_order():
+    names = [(p.group, p.name) for p in registered_passes()]
+    assert names[0] == (1, "remove statements")
+    assert [g for g, _ in names] == sorted(g for g, _ in names)
+
+
+def test_remove_statements_outermost_level_first_and_keeps_comments_of_others():
+    text = "import os  # needed\n\n# helper\ndef f():\n    x = 1\n    return x\n\nf()\n"
+    level0 = single_edit_results("remove statements", text, 0)
+    assert "import os  # needed\n\n\nf()\n" in level0  # def removed with its glued comment
+    level1 = single_edit_results("remove statements", text, 1)
+    assert "import os  # needed\n\n# helper\ndef f():\n    return x\n\nf()\n" in level1
+    (remove,) = [p for p in registered_passes() if p.name == "remove statements"]
+    assert remove.edits(PassContext(Source(text)), 2) is None  # no deeper level: the pass is done
+
+
+def test_removing_the_last_statement_of_a_block_leaves_pass():
+    text = "if x:\n    y()\nz()\n"
+    results = single_edit_results("remove statements", text, 1)
+    assert results == ["if x:\n    pass\nz()\n"]
+
+
+def test_flatten_if_keeps_body_or_else_reindented():
+    text = "if cond:\n    a = 1  # keep me\nelse:\n    b = 2\n"
+    results = single_edit_results("flatten compound statements", text)
+    assert "a = 1  # keep me\n" in results
+    assert "b = 2\n" in results
+    assert "if cond:\n    a = 1  # keep me\n" in results  # else dropped
+
+
+def test_flatten_elif_chain():
+    text = "if a:\n    x()\nelif b:\n    y()\nelse:\n    z()\n"
+    results = single_edit_results("flatten compound statements", text)
+    assert "if b:\n    y()\nelse:\n    z()\n" in results
+    assert "if a:\n    x()\n" in results
+
+
+def test_flatten_for_keeps_one_iteration():
+    text = "for i in range(10):\n    use(i)\n"
+    assert "i = 0\nuse(i)\n" in single_edit_results("flatten compound statements", text)
+
+
+def test_flatten_with_try_def_class():
+    text = (
+        "with open(p) as fh:\n    read(fh)\n"
+        "try:\n    risky()\nexcept E:\n    handle()\n"
+        "class C:\n    X = 1\n"
+        "@deco\ndef f():\n    return 2\n"
+    )
+    results = single_edit_results("flatten compound statements", text)
+    assert any(r.startswith("read(fh)\n") for r in results)
+    assert any(r.startswith("fh = open(p)\nread(fh)\n") for r in results)
+    assert any("risky()\nclass C" in r for r in results)
+    assert any("handle()\nclass C" in r for r in results)
+    assert any("X = 1\n@deco" in r for r in results)
+    assert any(r.endswith("    X = 1\nreturn 2\n") for r in results)
+    assert all(compiles(r) for r in results if "return 2\n" not in r.splitlines(True)[-1])
+
+
+def test_replace_by_part_adds_parentheses_only_when_needed():
+    text = "y = (a + b) * c\nz = f(g(1), k=h)\n"
+    results = single_edit_results("replace expressions by a part", text)
+    assert "y = (a + b)\nz = f(g(1), k=h)\n" in results
+    assert "y = c\nz = f(g(1), k=h)\n" in results
+    assert "y = (a + b) * c\nz = g(1)\n" in results
+    assert "y = (a + b) * c\nz = h\n" in results
+    assert all(compiles(r) for r in results)
+
+
+def test_replace_by_constant_skips_names_and_constants():
+    text = "y = compute(a, b)\n"
+    results = single_edit_results("replace expressions by a constant", text)
+    assert results == ["y = 0\n"]
+
+
+def test_remove_elements_handles_commas():
+    text = "f(a, b, key=1)\nx = [1, 2]\nfrom m import p, q\ndef g(u, v=2):\n    pass\n"
+    results = single_edit_results("remove list elements", text)
+    assert any(r.startswith("f(b, key=1)\n") for r in results)
+    assert any(r.startswith("f(a, b)\n") for r in results)
+    assert any("x = [1]\n" in r for r in results)
+    assert any("from m import q\n" in r for r in results)
+    assert any("def g(u):\n" in r for r in results)
+    assert all(compiles(r) for r in results)
+
+
+def test_remove_parameter_removes_matching_arguments_everywhere():
+    text = "def f(a, b):\n    return a\nf(1, 2)\nf(3, b=4)\n"
+    results = single_edit_results("remove parameters with their arguments", text)
+    assert "def f(a):\n    return a\nf(1)\nf(3)\n" in results
+    assert "def f(b):\n    return a\nf(2)\nf(b=4)\n" in results
+    assert not any("*args" in r for r in results)
+
+
+def test_methods_keep_self():
+    text = "class C:\n    def m(self, a):\n        return a\nC().m(1)\n"
+    results = single_edit_results("remove parameters with their arguments", text)
+    assert results == ["class C:\n    def m(self):\n        return a\nC().m()\n"]
+
+
+def test_inline_function_called_once():
+    text = "def run(cfg):\n    build(cfg)\n    return check(cfg)\n\nresult = run(make())\n"
+    results = single_edit_results("inline functions called once", text)
+    assert results == ["\ncfg = make()\nbuild(cfg)\nresult = check(cfg)\n"]
+
+
+def test_shrink_literals():
+    text = 'n = 128\ns = b"abc"\n'
+    results = single_edit_results("shrink literals", text)
+    assert 'n = 0\ns = b"abc"\n' in results
+    assert 'n = 64\ns = b"abc"\n' in results
+    assert 'n = 128\ns = b""\n' in results
+
+
+def test_tidy_blank_lines_never_touches_strings():
+    text = 'x = 1\n\n\n\n\ns = """\n\n\n\nend"""\nif x:\n\n    y = 2\n\n\n'
+    (result,) = single_edit_results("tidy blank lines", text)
+    assert result == 'x = 1\n\n\ns = """\n\n\n\nend"""\nif x:\n    y = 2\n'

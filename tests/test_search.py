@@ -1,0 +1,68 @@
+"""ProbDD finds a minimal subset, and the parallel driver decides exactly as the sequential one."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from autodd_lsp.search import ProbDD, search
+
+
+def run_search(size, needed, jobs, log=None, delay=0.0):
+    """Applying edit i is fine unless i is in `needed`."""
+
+    def test(indices, cancel):
+        if log is not None:
+            log.append(tuple(sorted(indices)))
+        time.sleep(delay)
+        return not (set(indices) & needed)
+
+    with ThreadPoolExecutor(jobs) as pool:
+        accepted_states = []
+        applied = search(ProbDD(size), test, pool, jobs, accepted_states.append, lambda: False)
+    return sorted(applied), accepted_states
+
+
+def test_probdd_applies_everything_not_needed():
+    applied, _ = run_search(40, {3, 17, 18, 39}, jobs=1)
+    assert applied == [i for i in range(40) if i not in {3, 17, 18, 39}]
+
+
+def test_probdd_with_everything_needed_applies_nothing():
+    applied, states = run_search(8, set(range(8)), jobs=1)
+    assert applied == [] and states == []
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_driver_makes_the_sequential_decisions(jobs):
+    needed = {1, 5, 6, 11, 20, 21, 22}
+    sequential = run_search(30, needed, jobs=1)
+    parallel = run_search(30, needed, jobs=jobs, delay=0.001)
+    assert parallel == sequential
+
+
+def test_parallel_driver_runs_candidates_concurrently():
+    started = time.monotonic()
+    run_search(12, set(range(12)), jobs=4, delay=0.05)
+    parallel_time = time.monotonic() - started
+    started = time.monotonic()
+    run_search(12, set(range(12)), jobs=1, delay=0.05)
+    sequential_time = time.monotonic() - started
+    assert parallel_time < sequential_time * 0.75
+
+
+def test_stale_work_is_cancelled_after_an_acceptance():
+    cancelled = []
+
+    def test(indices, cancel):
+        if len(indices) == 6:  # the first proposal: apply everything
+            time.sleep(0.2)
+            return True
+        cancelled.append(cancel.wait(5))  # speculative: should be cancelled, not finish
+        return False
+
+    with ThreadPoolExecutor(3) as pool:
+        applied = search(ProbDD(6), test, pool, 3, lambda applied: None, lambda: False)
+    assert sorted(applied) == list(range(6))
+    assert cancelled == [True, True]

@@ -1,0 +1,65 @@
+"""Span-splicing patches, block guards and re-indentation."""
+
+from autodd_lsp.passes.base import block_guards
+from autodd_lsp.syntax.indent import reindent
+from autodd_lsp.syntax.metrics import count_lines, order_key, size_of
+from autodd_lsp.syntax.patch import Edit, delete, render, replace, replace_with_span, select_patches
+from autodd_lsp.syntax.source import Source
+
+
+def test_nested_patches_compose():
+    text = "abcdefghij"
+    inner = Edit((delete(2, 4),), "t")
+    outer = Edit((replace_with_span(1, 6, (2, 5), "[{}]"),), "t")
+    assert render(text, select_patches([inner], [])) == "abefghij"
+    assert render(text, select_patches([outer, inner], [])) == "a[e]ghij"
+
+
+def test_crossing_patches_first_wins():
+    text = "abcdefghij"
+    first = Edit((delete(1, 5),), "t")
+    crossing = Edit((delete(3, 8),), "t")
+    assert render(text, select_patches([first, crossing], [])) == "afghij"
+
+
+def test_same_span_edits_only_first_applies():
+    text = "x = 12345\n"
+    a = Edit((replace(4, 9, "0"),), "t")
+    b = Edit((replace(4, 9, "1"),), "t")
+    assert render(text, select_patches([a, b], [])) == "x = 0\n"
+
+
+def test_block_guard_puts_pass_back_when_block_empties():
+    text = "def f():\n    # note\n    x = 1\nf()\n"
+    source = Source(text)
+    stmt = source.tree.body[0].body[0]
+    start, end = source.stmt_lines_span(stmt)
+    patches = select_patches([Edit((delete(start, end),), "t")], block_guards(source))
+    assert render(text, patches) == "def f():\n    pass\nf()\n"
+
+
+def test_comments_glued_to_a_statement_go_with_it_but_annotations_stay():
+    text = "x = 1\n# about y\ny = 2\n# autodd: freeze-start\nz = 3\n"
+    source = Source(text)
+    assert text[slice(*source.stmt_lines_span(source.tree.body[1]))] == "# about y\ny = 2\n"
+    assert text[slice(*source.stmt_lines_span(source.tree.body[2]))] == "z = 3\n"
+
+
+def test_reindent_leaves_multiline_strings_alone():
+    block = '    x = """\n    keep\n        me"""\n    y = 1\n'
+    assert reindent(block, "    ", "") == 'x = """\n    keep\n        me"""\ny = 1\n'
+
+
+def test_non_ascii_columns_are_character_offsets():
+    text = "s = 'héllo'; t = 1\n"
+    source = Source(text)
+    assert source.segment(source.tree.body[1]) == "t = 1"
+
+
+def test_sizes_and_order():
+    text = "x = 1\n\n\ny = 2  # c\n"
+    size = size_of(text)
+    assert (size.lines, size.chars) == (2, len(text))
+    assert count_lines("\n\n") == 0
+    assert order_key("x = 64") < order_key("x = 99")
+    assert order_key("x = 1") < order_key("x = 10")
