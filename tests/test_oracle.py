@@ -39,9 +39,14 @@ NameError: name 'boom' is not defined
     assert not oracle().is_interesting(output, candidate)
 
 
-def test_caret_lines_and_source_equal_lines_are_ignored():
-    output = "  File \"x.py\", line 1\n    print(boom)\n          ^^^^\nboom = 1\n"
+def test_caret_lines_and_indented_quotes_of_the_source_are_ignored():
+    output = "  File \"x.py\", line 1\n    print(boom)\n          ^^^^\n      boom = 1\n"
     assert matching_lines(output, "boom", "boom = 1\n") == []
+
+
+def test_a_docstring_quoting_the_error_does_not_hide_the_real_error_line():
+    source = '"""Fails with:\n\nValueError: boom\n"""\nraise ValueError("boom")\n'
+    assert [m.kind for m in matching_lines("ValueError: boom\n", "boom", source)] == ["ValueError"]
 
 
 def test_same_failure_elsewhere_still_counts():

@@ -52,13 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--python", default=sys.executable, metavar="PATH",
                         help="interpreter that runs candidates (default: the one running autodd)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and the summary")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="without a terminal, also log each pass as it starts")
     parser.add_argument("--version", action="version", version=f"autodd {__version__}")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    reporter = TerminalReporter(quiet=args.quiet)
+    reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
     try:
         text, options = _prepare(args)
         reduction = Reduction(text, args.source, options, _fan_out(reporter, _ResultWriter(args.output)))

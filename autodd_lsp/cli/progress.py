@@ -21,9 +21,10 @@ def status_text(size: Size, original: Size, stats: Stats) -> str:
 class TerminalReporter:
     """Listener for engine events. On a terminal: one live status line on stderr."""
 
-    def __init__(self, quiet: bool = False, stream=None) -> None:
+    def __init__(self, quiet: bool = False, verbose: bool = False, stream=None) -> None:
         self.stream = stream or sys.stderr
         self.quiet = quiet
+        self.verbose = verbose
         self.console = Console(file=self.stream, highlight=False)
         self.live = self.console.is_terminal and not quiet
         self._status = None
@@ -48,7 +49,7 @@ class TerminalReporter:
         text = status_text(self._size, self._original, event.stats)
         if self._status is not None:
             self._status.update(text)
-        elif isinstance(event, PassStarted):
+        elif isinstance(event, PassStarted) and self.verbose:
             self._log(f"autodd: pass: {text}")
         elif isinstance(event, Accepted):
             self._log(f"autodd: smaller: {text}")

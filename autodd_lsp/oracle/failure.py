@@ -5,8 +5,8 @@ Two ways to "contain" the message prove nothing, and both are excluded:
 
 * Echoed source. Python quotes source lines in tracebacks, so a candidate
   `raise 'boom'` (a TypeError) "contains" boom. Lines right after a traceback's
-  `File "...", line N` header, caret lines, and lines equal to a line of the
-  candidate's own text are not searched.
+  `File "...", line N` header, caret lines, and indented lines equal to a line
+  of the candidate's own text are not searched.
 * A different failure quoting the text. `boom` alone on a line raises
   `NameError: name 'boom' is not defined`. Each matching line has a kind: the
   `Name:` prefix before the message (an exception type such as `ValueError`,
@@ -40,8 +40,8 @@ def matching_lines(output: str, message: str, source_text: str = "") -> list[Mat
         after_header = bool(_FRAME_HEADER.match(line))
         if message not in line or echoed or _MARKERS.match(line):
             continue
-        if line.strip() in source_lines:
-            continue
+        if line[:1].isspace() and line.strip() in source_lines:
+            continue  # an indented quote of the candidate's own code (multi-line echoes)
         matches.append(Match(line, _kind(line, message)))
     return matches
 

@@ -1,0 +1,178 @@
+"""The real engine on real programs, with both execution backends."""
+
+import threading
+import time
+
+import pytest
+
+from autodd_lsp.engine import Accepted, NotReproducible, ReduceOptions, Reduction, UsageError
+from conftest import run_standalone
+
+BACKENDS = ["runner", "subproc"]
+MESSAGE = "inventory invariant violated"
+
+
+def reduce(path, message, **options):
+    events = []
+    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, cwd=str(path.parent), **options), events.append)
+    return reduction.run(), events
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
+    path = program("inventory.py")
+    original = path.read_text()
+    summary, events = reduce(path, MESSAGE, backend=backend)
+    assert summary.verified and not summary.cancelled
+    assert summary.final.nodes < summary.original.nodes / 5
+    assert MESSAGE in summary.text
+    assert path.read_text() == original  # the source is never touched
+    out = path.parent / "min.py"
+    out.write_text(summary.text)
+    assert f"ValueError: {MESSAGE}" in run_standalone(out)
+    accepted = [e for e in events if isinstance(e, Accepted)]
+    assert accepted and accepted[-1].text == summary.text
+    sizes = [e.size.nodes for e in accepted]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_output_keeps_the_users_own_text_and_adds_nothing(program):
+    path = program("keep.py", (
+        "import sys\n"
+        "\n"
+        "def check(values):\n"
+        "    # The bug: the limit is off by one.\n"
+        "    if len(values) > 2:\n"
+        "        raise RuntimeError('too many values: %d' % len(values))  # see issue 42\n"
+        "\n"
+        "print('noise')\n"
+        "check([1, 2, 3])\n"
+    ))
+    summary, _ = reduce(path, "too many values")
+    assert "# The bug: the limit is off by one.\n" in summary.text
+    assert "raise RuntimeError('too many values: %d'" in summary.text
+    assert summary.text.endswith("  # see issue 42\n")
+    for artifact in ("*args", "**kwargs", "__freeze__", "= 0\n"):
+        assert artifact not in summary.text
+
+
+def test_same_result_at_any_number_of_jobs(program):
+    path = program("inventory.py")
+    one, _ = reduce(path, MESSAGE, jobs=1)
+    two, _ = reduce(path, MESSAGE, jobs=2)
+    three, _ = reduce(path, MESSAGE, jobs=3, backend="subproc")
+    assert one.text == two.text == three.text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_candidates_see_python_file_semantics(program, backend):
+    path = program("semantics.py", (
+        "import os, sys\n"
+        "assert __name__ == '__main__', __name__\n"
+        "assert os.path.abspath(__file__) == os.path.abspath(sys.argv[0]), (__file__, sys.argv)\n"
+        "assert len(sys.argv) == 1, sys.argv\n"
+        "assert sys.stdin.read() == ''\n"
+        "extra = 'padding'\n"
+        "raise SystemExit('semantics ok: ' + os.path.basename(__file__))\n"
+    ))
+    summary, _ = reduce(path, "semantics ok: semantics.py", backend=backend)
+    assert summary.verified
+    assert "semantics ok" in summary.text
+
+
+def test_argparse_program_does_not_see_the_reducers_arguments(program):
+    path = program("cli_tool.py", (
+        "import argparse\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--err-msg')\n"
+        "args = parser.parse_args()\n"
+        "print('parsed', args.err_msg)\n"
+    ))
+    # The reference tool's candidates see its own argv, which holds the message.
+    with pytest.raises(NotReproducible) as caught:
+        reduce(path, "SECRET-MESSAGE")
+    assert "parsed None" in caught.value.output_tail
+
+
+def test_original_that_does_not_fail_is_reported_with_its_output(program, no_leftovers):
+    path = program("fine.py", "print('all good')\n")
+    with pytest.raises(NotReproducible) as caught:
+        reduce(path, "boom")
+    assert "does not print 'boom'" in str(caught.value)
+    assert "all good" in caught.value.output_tail
+
+
+def test_bad_input_is_a_usage_error(program):
+    path = program("broken.py", "x = (\n")
+    with pytest.raises(UsageError, match=r"broken.py:1:\d+: syntax error"):
+        reduce(path, "boom")
+    good = program("good.py", "print(1)\n")
+    with pytest.raises(UsageError, match="jobs"):
+        reduce(good, "boom", jobs=0)
+    with pytest.raises(UsageError, match="timeout"):
+        reduce(good, "boom", timeout=0)
+    with pytest.raises(UsageError, match="backend"):
+        reduce(good, "boom", backend="magic")
+
+
+def test_deletions_that_hang_cost_little_and_never_win(program):
+    path = program("hang.py", (
+        "import time\n"
+        "done = True\n"
+        "while not done:\n"
+        "    time.sleep(0.01)\n"
+        "print('noise')\n"
+        "raise KeyError('hang test failure')\n"
+    ))
+    started = time.monotonic()
+    summary, _ = reduce(path, "hang test failure", timeout=3)
+    assert summary.verified
+    assert time.monotonic() - started < 30
+    out = path.parent / "min.py"
+    out.write_text(summary.text)
+    assert "hang test failure" in run_standalone(out, timeout=10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_crashing_candidates_keep_their_output(program, backend):
+    path = program("crash.py", (
+        "import os, signal, sys\n"
+        "unused = [1, 2, 3]\n"
+        "sys.stdout.write('native failure: bad tile\\n')\n"
+        "sys.stdout.flush()\n"
+        "os.kill(os.getpid(), signal.SIGSEGV)\n"
+    ))
+    summary, _ = reduce(path, "native failure", backend=backend)
+    assert summary.verified
+    assert "unused" not in summary.text
+
+
+def test_huge_output_is_bounded_and_the_failure_still_found(program):
+    path = program("loud.py", (
+        "import sys\n"
+        "for _ in range(400):\n"
+        "    sys.stdout.write('x' * 100_000 + '\\n')\n"
+        "raise ValueError('loud failure')\n"
+    ))
+    summary, _ = reduce(path, "loud failure", backend="runner")
+    assert summary.verified
+
+
+def test_cancel_returns_quickly_with_the_best_so_far(program, no_leftovers):
+    path = program("slow.py", "import time\n" + "".join(f"time.sleep(0.05); v{i} = {i}\n" for i in range(30)) + "raise ValueError('slow failure')\n")
+    events = []
+    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="slow failure", cwd=str(path.parent)), events.append)
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(summary=reduction.run()))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not any(isinstance(e, Accepted) for e in events) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    reduction.cancel()
+    stopped_at = time.monotonic()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert time.monotonic() - stopped_at < 1.5
+    summary = outcome["summary"]
+    assert summary.cancelled
+    assert summary.text == [e for e in events if isinstance(e, Accepted)][-1].text
