@@ -35,4 +35,10 @@ def writable_problem(path: str) -> str | None:
         return f"folder {folder} is not writable"
     if os.path.exists(path) and not os.access(path, os.W_OK):
         return f"{path} is not writable"
+    try:  # the real test: permissions, read-only file systems, quotas
+        handle, probe = tempfile.mkstemp(prefix=".autodd-probe-", dir=folder)
+    except OSError as error:
+        return f"folder {folder} is not writable ({error.strerror})"
+    os.close(handle)
+    os.unlink(probe)
     return None

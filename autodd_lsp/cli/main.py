@@ -61,11 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
+    writer = _ResultWriter(args.output)
     try:
         text, options = _prepare(args)
-        reduction = Reduction(text, args.source, options, _fan_out(reporter, _ResultWriter(args.output)))
+        reduction = Reduction(text, args.source, options, _fan_out(reporter, writer))
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
+    writer.on_error = reduction.cancel
     output = args.output
     try:
         summary = _run_interruptibly(reduction)
@@ -75,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
     finally:
         reporter.close()
-    atomic_write(output, summary.text)
+    if writer.error is None:
+        writer.write(summary.text)
+    if writer.error is not None:
+        return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
     print(summary.describe(), file=sys.stderr)
     print(f"autodd: wrote {output}", file=sys.stderr)
     if summary.cancelled:
@@ -130,14 +135,27 @@ def _same_file(a: str, b: str) -> bool:
 
 
 class _ResultWriter:
-    """Keeps OUTPUT equal to the best program so far, so a stop at any moment loses nothing."""
+    """Keeps OUTPUT equal to the best program so far, so a stop at any moment loses nothing.
+
+    A failed write (disk full, folder removed) stops the reduction: there is no
+    point shrinking what cannot be saved.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.error: OSError | None = None
+        self.on_error = lambda: None
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Accepted):
-            atomic_write(self.path, event.text)
+        if isinstance(event, Accepted) and self.error is None:
+            self.write(event.text)
+
+    def write(self, text: str) -> None:
+        try:
+            atomic_write(self.path, text)
+        except OSError as error:
+            self.error = error
+            self.on_error()
 
 
 def _fan_out(*listeners):
@@ -149,26 +167,33 @@ def _fan_out(*listeners):
 
 
 def _run_interruptibly(reduction: Reduction) -> Summary:
-    """Run in a worker thread so Ctrl-C and SIGTERM cancel cleanly within a second."""
+    """Run in a worker thread; Ctrl-C and SIGTERM cancel it, and it stops within a second.
+
+    The handlers only ask the engine to stop: raising KeyboardInterrupt into a
+    waiting main thread can leave the worker thread's bookkeeping wrong.
+    """
     outcome: dict[str, object] = {}
+    finished = threading.Event()
 
     def work() -> None:
         try:
             outcome["summary"] = reduction.run()
         except BaseException as error:  # re-raised in the main thread
             outcome["error"] = error
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=work, name="autodd-engine", daemon=True)
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: reduction.cancel())
+    def stop(signum, frame) -> None:
+        reduction.cancel()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        worker.start()
-        while worker.is_alive():
-            try:
-                worker.join(0.1)
-            except KeyboardInterrupt:
-                reduction.cancel()
+        threading.Thread(target=work, name="autodd-engine", daemon=True).start()
+        while not finished.wait(0.1):
+            pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["summary"]

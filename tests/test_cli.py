@@ -1,0 +1,142 @@
+"""The `autodd` command as a user runs it: contract, bad input, interruption."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import leftover_processes, run_standalone
+
+MESSAGE = "inventory invariant violated"
+
+
+def autodd(*args, cwd=None, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL,
+    )
+
+
+def assert_one_line_error(done, code, fragment):
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
+    assert len(errors) == 1 and fragment in errors[0], done.stderr
+
+
+def test_minimizes_and_writes_output(program, tmp_path):
+    source = program("inventory.py")
+    original = source.read_text()
+    output = tmp_path / "out" / "min.py"
+    output.parent.mkdir()
+    done = autodd(source, "--err-msg", MESSAGE, "-o", output, "-j", "2")
+    assert done.returncode == 0, done.stderr
+    assert "candidates run" in done.stderr and "AST nodes" in done.stderr
+    assert source.read_text() == original
+    assert MESSAGE in run_standalone(output)
+    assert len(output.read_text().splitlines()) < len(original.splitlines()) / 4
+    assert [p.name for p in output.parent.iterdir()] == ["min.py"]  # no temp files beside it
+
+
+def test_quiet_prints_only_the_summary(program, tmp_path):
+    done = autodd(program("inventory.py"), "--err-msg", MESSAGE, "-o", tmp_path / "m.py", "-q", "--backend", "subproc")
+    assert done.returncode == 0
+    assert [line for line in done.stderr.splitlines() if line.strip()][0].startswith("Done:")
+
+
+def test_module_and_script_entry_points_agree():
+    assert autodd("--help").returncode == 0
+    script = os.path.join(os.path.dirname(sys.executable), "autodd")
+    if os.path.exists(script):
+        done = subprocess.run([script, "--help"], capture_output=True, text=True)
+        assert done.returncode == 0 and "--err-msg" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["missing.py"], "no such file"),
+        (["{dir}"], "is a directory"),
+        (["{src}", "-j", "0"], "at least 1"),
+        (["{src}", "--timeout", "0"], "positive"),
+        (["{src}", "--timeout", "-3"], "positive"),
+        (["{src}", "-o", "{src}"], "must differ"),
+        (["{src}", "-o", "{dir}/no/such/folder/out.py"], "does not exist"),
+        (["{src}", "--python", "/no/such/python"], "not an executable"),
+    ],
+)
+def test_bad_input_gives_one_clear_line(tmp_path, program, args, fragment):
+    src = program("inventory.py")
+    subs = {"src": src, "dir": tmp_path}
+    args = [a.format(**subs) for a in args]
+    if "-o" not in args:
+        args += ["-o", str(tmp_path / "out.py")]
+    done = autodd(*args, "--err-msg", MESSAGE)
+    assert_one_line_error(done, 2, fragment)
+    assert not (tmp_path / "out.py").exists()
+
+
+def test_syntax_error_points_at_file_line_and_column(program, tmp_path):
+    src = program("broken.py", "x = 1\ny = (2,\n")
+    done = autodd(src, "--err-msg", "x", "-o", tmp_path / "out.py")
+    assert_one_line_error(done, 2, "broken.py:2:")
+    assert "syntax error" in done.stderr
+
+
+def test_unwritable_output_folder(program, tmp_path):
+    if os.geteuid() == 0:
+        locked = "/proc"  # even root cannot create files there
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+    done = autodd(program("inventory.py"), "--err-msg", MESSAGE, "-o", f"{locked}/out.py")
+    assert_one_line_error(done, 2, "not writable")
+
+
+def test_non_reproducing_original_stops_at_once_with_its_output(program, tmp_path):
+    src = program("fine.py", "print('everything is fine')\n")
+    out = tmp_path / "out.py"
+    started = time.monotonic()
+    done = autodd(src, "--err-msg", "boom", "-o", out)
+    assert time.monotonic() - started < 30
+    assert_one_line_error(done, 1, "does not print 'boom'")
+    assert "everything is fine" in done.stderr
+    assert not out.exists()
+
+
+def test_freeze_annotation_errors_are_bad_input(program, tmp_path):
+    src = program("frozen.py", "x = 1\n# autodd: freeze-start\ny = 2\n")
+    done = autodd(src, "--err-msg", "x", "-o", tmp_path / "out.py")
+    assert_one_line_error(done, 2, "frozen.py:2:")
+
+
+SLOW = "import time\n" + "".join(f"time.sleep(0.1); v{i} = {i}\n" for i in range(40)) + "raise ValueError('slow failure')\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signum):
+    src = program("slow.py", SLOW)
+    out = tmp_path / "out.py"
+    private = tmp_path / "private-tmp"
+    private.mkdir()
+    env = dict(os.environ, TMPDIR=str(private))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", "slow failure", "-o", str(out)],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.exists(), "no improvement was written in time"
+    proc.send_signal(signum)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == 130, err
+    assert "Stopped early" in err
+    assert "slow failure" in run_standalone(out)
+    assert leftover_processes(str(private)) == []
+    assert list(private.iterdir()) == []
