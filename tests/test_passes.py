@@ -106,6 +106,13 @@ def test_remove_elements_handles_commas():
     assert all(compiles(r) for r in results)
 
 
+def test_removing_a_lone_element_takes_its_trailing_comma():
+    text = "def k(\n    C: int,\n):\n    pass\nf(\n    x,\n)\n"
+    results = single_edit_results("remove list elements", text)
+    assert "def k(\n    \n):\n    pass\nf(\n    x,\n)\n" in results
+    assert all(compiles(r) for r in results)
+
+
 def test_remove_parameter_removes_matching_arguments_everywhere():
     text = "def f(a, b):\n    return a\nf(1, 2)\nf(3, b=4)\n"
     results = single_edit_results("remove parameters with their arguments", text)
@@ -138,3 +145,9 @@ def test_tidy_blank_lines_never_touches_strings():
     text = 'x = 1\n\n\n\n\ns = """\n\n\n\nend"""\nif x:\n\n    y = 2\n\n\n'
     (result,) = single_edit_results("tidy blank lines", text)
     assert result == 'x = 1\n\n\ns = """\n\n\n\nend"""\nif x:\n    y = 2\n'
+
+
+def test_inline_variable_assigned_once():
+    text = "tile = (m, k)\nA = alloc(tile, dt)\nn = 1\nn = 2\nprint(n)\n"
+    results = single_edit_results("inline variables", text)
+    assert results == ["A = alloc((m, k), dt)\nn = 1\nn = 2\nprint(n)\n"]

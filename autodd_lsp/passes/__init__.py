@@ -2,12 +2,23 @@
 
 1. statements: remove statements (outermost first), flatten compound statements
 2. canonicalize: remove parameters together with their arguments
-3. simplify: inline functions called once, replace expressions by a part or a constant
+3. simplify: inline functions called once and variables assigned once, replace
+   expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
 5. tidy: blank lines left behind by removals
 """
 
-from autodd_lsp.passes import calls, compound, elements, expressions, literals, parameters, statements, tidy  # noqa: F401  (registers)
+from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
+    calls,
+    compound,
+    elements,
+    expressions,
+    literals,
+    parameters,
+    statements,
+    tidy,
+    variables,
+)
 from autodd_lsp.passes.base import PassContext, ReductionPass, registered_passes
 
 GROUPS = {1: "statements", 2: "canonicalize", 3: "simplify", 4: "slow", 5: "tidy"}

@@ -60,6 +60,10 @@ def removal_span(source: Source, spans: list[Span], index: int) -> Span:
         return start, spans[index + 1][0]
     if index > 0:
         return spans[index - 1][1], end
+    rest = source.text[end:]
+    stripped = rest.lstrip()
+    if stripped.startswith(","):  # a lone element with a trailing comma: `f(\n    x,\n)`
+        return start, end + len(rest) - len(stripped) + 1
     return start, end
 
 

@@ -67,7 +67,7 @@ def child_edits(source: Source, node: ast.expr, name: str) -> list[Edit]:
         if not _usable(part):
             continue
         kept = source.span(part)
-        wrap = "{}" if fits(part, node) else "({})"
+        wrap = "{}" if fits(part, source.text[kept[0]:kept[1]], node) else "({})"
         weight = (end - start) - (kept[1] - kept[0])
         edits.append(Edit((replace_with_span(start, end, kept, wrap),), name, weight=weight))
     return edits

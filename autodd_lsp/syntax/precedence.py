@@ -34,6 +34,13 @@ def precedence(node: ast.AST) -> int:
     return ATOM  # names, constants, calls, attributes, subscripts, displays
 
 
-def fits(child: ast.AST, replaced: ast.AST) -> bool:
+def text_precedence(node: ast.AST, text: str) -> int:
+    """Precedence of `node` written as `text`: a tuple in parentheses is an atom."""
+    if isinstance(node, ast.Tuple) and text.startswith("(") and text.endswith(")"):
+        return ATOM
+    return precedence(node)
+
+
+def fits(child: ast.AST, child_text: str, replaced: ast.AST) -> bool:
     """Can `child`'s text stand where `replaced` stood without parentheses?"""
-    return precedence(child) >= precedence(replaced)
+    return text_precedence(child, child_text) >= precedence(replaced)

@@ -1,0 +1,89 @@
+"""Inline a variable assigned once: its value replaces its uses, the assignment goes.
+
+    a_tile = (block_M, block_K)          ...
+    A = T.alloc_shared(a_tile, dtype) -> A = T.alloc_shared((block_M, block_K), dtype)
+
+Only for a plain `name = value` whose name is bound nowhere else in the file
+(no other assignment, loop target, parameter, import, global...), and only when
+the text gets shorter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.syntax.patch import Edit, delete, replace_with_span
+from autodd_lsp.syntax.precedence import ATOM, text_precedence
+from autodd_lsp.syntax.source import Source
+
+
+def _bindings_and_uses(tree: ast.AST):
+    bound: dict[str, int] = defaultdict(int)
+    uses: dict[str, list[ast.Name]] = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                uses[node.id].append(node)
+            else:
+                bound[node.id] += 1
+        elif isinstance(node, ast.arg):
+            bound[node.arg] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[node.name] += 1
+        elif isinstance(node, ast.alias):
+            bound[(node.asname or node.name).split(".")[0]] += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bound[name] += 2  # never inline across scopes
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound[node.name] += 1
+    return bound, uses
+
+
+def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], name: str) -> Edit | None:
+    value = assign.value
+    kept = source.span(value)
+    wrap = "{}" if text_precedence(value, source.text[kept[0]:kept[1]]) >= ATOM else "({})"
+    statement = source.stmt_lines_span(assign, with_comments=False)
+    growth = (kept[1] - kept[0] + 2 - len(name)) * len(uses)
+    if growth >= statement[1] - statement[0] or not source.owns_its_lines(assign):
+        return None
+    patches = [delete(*statement)]
+    for use in uses:
+        start, end = source.span(use)
+        patches.append(replace_with_span(start, end, kept, wrap))
+    return Edit(tuple(patches), "inline variables", weight=statement[1] - statement[0] - growth, label=name)
+
+
+@register
+class InlineVariables(ReductionPass):
+    name = "inline variables"
+    group = 3
+    order = 0
+
+    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+        if level > 0:
+            return None
+        source = ctx.source
+        bound, uses = _bindings_and_uses(source.tree)
+        edits = []
+        for node in ast.walk(source.tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            name = node.targets[0].id
+            if bound[name] != 1 or not uses[name] or ctx.is_frozen(node):
+                continue
+            if any(_inside(source, use, node) for use in uses[name]):
+                continue
+            edit = inline_variable(source, node, uses[name], name)
+            if edit is not None:
+                edits.append(edit)
+        return by_weight(edits)
+
+
+def _inside(source: Source, use: ast.AST, assign: ast.Assign) -> bool:
+    start, end = source.span(assign)
+    use_start, _ = source.span(use)
+    return start <= use_start < end

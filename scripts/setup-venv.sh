@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create (or reuse) .venv and install AutoDD with the given extras.
+# Source it: `. scripts/setup-venv.sh tilelang,test`.
+# torch is installed first and pinned: on this kind of machine `torch==2.13.0` is
+# the CPU build lying on disk, while an open range would pull a multi-GB CUDA build.
+extras="${1:-tilelang}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ ! -x "$root/.venv/bin/python" ]; then
+    python3 -m venv "$root/.venv"
+fi
+. "$root/.venv/bin/activate"
+python -m pip install -q --upgrade pip
+python -m pip install -q "torch==2.13.0"
+python -m pip install -q -e "$root[$extras]"
