@@ -151,3 +151,17 @@ def test_inline_variable_assigned_once():
     text = "tile = (m, k)\nA = alloc(tile, dt)\nn = 1\nn = 2\nprint(n)\n"
     results = single_edit_results("inline variables", text)
     assert results == ["A = alloc((m, k), dt)\nn = 1\nn = 2\nprint(n)\n"]
+
+
+def test_method_call_by_receiver_and_assignment_by_its_call():
+    text = "cfg = Config().validate()\n"
+    assert "cfg = Config()\n" in single_edit_results("replace expressions by a part", text)
+    assert "Config().validate()\n" in single_edit_results("remove list elements", text)
+
+
+def test_multiline_string_loses_single_lines():
+    text = 'data = """\nreceive A 1\norder B 2\n"""\n'
+    results = single_edit_results("shrink literals", text)
+    assert 'data = """\norder B 2\n"""\n' in results
+    assert 'data = """\nreceive A 1\n"""\n' in results
+    assert 'data = ""\n' in results

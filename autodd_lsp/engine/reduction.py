@@ -2,8 +2,8 @@
 
 See the package docstring for the API. The loop:
   1. run the original once; stop with NotReproducible if it does not show the failure;
-  2. repeat the pass groups (statements to their own fixpoint first, then
-     canonicalize, simplify, slow) until a whole cycle changes nothing;
+  2. repeat the pass groups (statements, canonicalize, simplify, slow) in
+     order until a whole cycle changes nothing;
      each pass proposes edits on the current best text and ProbDD picks subsets;
   3. tidy the layout, re-run the result once, report.
 """
@@ -69,6 +69,7 @@ class Reduction:
         self._current_pass = ""
         self._last_progress = 0.0
         self._tester: CandidateTester | None = None
+        self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -135,10 +136,7 @@ class Reduction:
             changed = False
             for group in groups:
                 members = [p for p in passes if p.group == group]
-                while self._run_group(members, pool) and not self.cancelled:
-                    changed = True
-                    if group != groups[0]:
-                        break  # only the cheap statement group is repeated in place
+                changed |= self._run_group(members, pool)
         for tidy in (p for p in passes if p.group == _TIDY_GROUP):
             self._run_pass(tidy, pool)
 
@@ -162,16 +160,19 @@ class Reduction:
             if edits is None:
                 break
             edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
-            if edits and self._search(ctx, edits, pool):
+            if reduction_pass.remembers_needed:
+                edits = [e for e in edits if edit_key(source.text, e) not in self._needed]
+            if edits and self._search(ctx, edits, pool, reduction_pass.remembers_needed):
                 changed = True
             if not reduction_pass.has_levels:
                 break
             level += 1
         return changed
 
-    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor) -> bool:
+    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, remember: bool) -> bool:
         base, guards = ctx.source.text, ctx.guards
         accepted = False
+        strategy = ProbDD(len(edits))
 
         def candidate(indices: list[int]) -> str:
             return render(base, select_patches([edits[i] for i in sorted(indices)], guards))
@@ -184,7 +185,9 @@ class Reduction:
             accepted = True
             self._accept(candidate(applied))
 
-        search(ProbDD(len(edits)), test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick)
+        search(strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick)
+        if remember and not self.cancelled:
+            self._needed.update(edit_key(base, edits[i]) for i in strategy.open_or_needed())
         return accepted
 
     def _accept(self, text: str) -> None:
@@ -223,6 +226,19 @@ class Reduction:
 
     def _emit(self, event: Event) -> None:
         self._listener(event)
+
+
+def edit_key(text: str, edit: Edit) -> tuple:
+    """What an edit does, independent of where its lines moved: its lines' text,
+    the patched columns and the replacement (rendered without other edits)."""
+    plain = lambda start, end: text[start:end]  # noqa: E731
+    parts = []
+    for patch in edit.patches:
+        line_start = text.rfind("\n", 0, patch.start) + 1
+        line_end = text.find("\n", patch.end)
+        line_end = len(text) if line_end < 0 else line_end
+        parts.append((text[line_start:line_end], patch.start - line_start, patch.end - line_start, patch.build(plain)))
+    return (edit.pass_name, tuple(parts))
 
 
 def adaptive_timeout(original_seconds: float, limit: float) -> float:

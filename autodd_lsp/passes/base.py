@@ -41,6 +41,10 @@ class ReductionPass:
     # Passes with levels are searched one level at a time, re-parsing in between
     # (outer statements first, as hierarchical delta debugging does).
     has_levels: bool = False
+    # Fine-grained passes propose hundreds of edits, most of them needed; in later
+    # cycles an edit that was needed before, on lines that have not changed since,
+    # is not tried again.
+    remembers_needed: bool = False
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         """Edits for this level, biggest first; None once `level` is past the deepest."""

@@ -1,6 +1,6 @@
 """Drop one element of a comma-separated list: call arguments and keywords,
 list/tuple/set/dict entries, parameters, base classes, imported names,
-`with` items, decorators, and the `as x` of a `with`."""
+`with` items, decorators; and the `as x` of a `with`, the `x =` of `x = f()`."""
 
 from __future__ import annotations
 
@@ -73,6 +73,8 @@ class RemoveElements(ReductionPass):
     group = 4
     order = 1
 
+    remembers_needed = True
+
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         if level > 0:
             return None
@@ -87,6 +89,7 @@ class RemoveElements(ReductionPass):
                     edits.append(Edit((delete(start, end),), self.name, weight=end - start))
             edits.extend(decorator_edits(source, node, self.name))
             edits.extend(with_as_edits(source, node, self.name))
+            edits.extend(assignment_target_edits(source, node, self.name))
         return by_weight(edits)
 
 
@@ -100,6 +103,15 @@ def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
             start, end = source.line_start(line), source.line_end(decorator.end_lineno)
             edits.append(Edit((delete(start, end),), name, weight=end - start))
     return edits
+
+
+def assignment_target_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
+    """`x = f(...)` becomes `f(...)`: the call stays, the unused name goes."""
+    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+        return []
+    start = source.span(node)[0]
+    end = source.span(node.value)[0]
+    return [Edit((delete(start, end),), name, weight=end - start)]
 
 
 def with_as_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:

@@ -1,6 +1,6 @@
 """Replace an expression by one of its parts, or by a plain constant.
 
-`f(a, b)` becomes `a` or `b` (a call by an argument), `x.y` becomes `x`,
+`f(a, b)` becomes `a` or `b` (a call by an argument), `x.m()` becomes `x`, `x.y` becomes `x`,
 `a + b` becomes `a` or `b`, `c if t else d` becomes `c` or `d`, and so on;
 a large expression can also become `0`. Parts get parentheses where their new
 place needs them.
@@ -34,7 +34,8 @@ def replaceable_expressions(tree: ast.AST) -> Iterator[ast.expr]:
 def parts(node: ast.expr) -> list[ast.expr]:
     """The sub-expressions that may stand in for `node`."""
     if isinstance(node, ast.Call):
-        return [*node.args, *(k.value for k in node.keywords), node.func]
+        receiver = [node.func.value] if isinstance(node.func, ast.Attribute) else []
+        return [*node.args, *(k.value for k in node.keywords), *receiver, node.func]
     if isinstance(node, ast.Attribute):
         return [node.value]
     if isinstance(node, ast.Subscript):
@@ -78,6 +79,8 @@ class ReplaceWithPart(ReductionPass):
     name = "replace expressions by a part"
     group = 3
 
+    remembers_needed = True
+
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         if level > 0:
             return None
@@ -96,6 +99,8 @@ class ReplaceWithConstant(ReductionPass):
     name = "replace expressions by a constant"
     group = 3
     order = 1
+
+    remembers_needed = True
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         if level > 0:

@@ -1,4 +1,4 @@
-"""Shrink literals: integers towards 0 and 1, strings to empty."""
+"""Shrink literals: integers towards 0 and 1, strings to empty, multi-line strings line by line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
 from autodd_lsp.passes.expressions import replaceable_expressions
-from autodd_lsp.syntax.patch import Edit, replace
+from autodd_lsp.syntax.patch import Edit, delete, replace
 
 
 def smaller_ints(value: int) -> list[int]:
@@ -29,6 +29,8 @@ class ShrinkLiterals(ReductionPass):
     name = "shrink literals"
     group = 4
 
+    remembers_needed = True
+
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         if level > 0:
             return None
@@ -48,4 +50,15 @@ class ShrinkLiterals(ReductionPass):
                 if prefix is not None:
                     empty = prefix + '""'
                     edits.append(Edit((replace(start, end, empty),), self.name, weight=len(text) - len(empty)))
+                    edits.extend(string_line_edits(source, node, self.name))
         return by_weight(edits)
+
+
+def string_line_edits(source, node: ast.Constant, name: str) -> list[Edit]:
+    """Drop single lines inside a multi-line string: data embedded in a program
+    (a config, a script the program interprets) shrinks like code does."""
+    edits = []
+    for line in range(node.lineno + 1, node.end_lineno):
+        start, end = source.line_start(line), source.line_end(line)
+        edits.append(Edit((delete(start, end),), name, weight=end - start))
+    return edits

@@ -40,6 +40,11 @@ class ProbDD:
                 break  # the gain is unimodal in k: nothing better further on
         return sorted(ranked[:best_k])
 
+    def open_or_needed(self) -> list[int]:
+        """Edits not applied (needed for sure, or undecided when the search stopped)."""
+        applied = set(self.applied)
+        return [i for i in range(len(self.needed)) if i not in applied]
+
     def feedback(self, subset: list[int], interesting: bool) -> None:
         chosen = set(subset)
         if interesting:

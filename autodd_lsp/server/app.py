@@ -1,0 +1,135 @@
+"""The LanguageServer instance and its features; each handler is a line or two of glue."""
+
+from __future__ import annotations
+
+import os
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from autodd_lsp import __version__
+from autodd_lsp.server import code_actions
+from autodd_lsp.server.diagnostics import DiagnosticsPublisher, is_python_document
+from autodd_lsp.server.minimize import RunError, as_arguments
+from autodd_lsp.server.positions import UTF16, split_lines
+from autodd_lsp.server.sessions import Minimizer
+
+SHUTDOWN_WAIT_S = 5.0
+
+
+class AutoddServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("autodd-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.minimizer = Minimizer(self)
+        self.publisher = DiagnosticsPublisher(self)
+        self.exit_at_once = False  # set when serving over TCP
+
+    @property
+    def position_encoding(self) -> str:
+        encoding = self.workspace.position_encoding
+        return str(getattr(encoding, "value", encoding) or UTF16)
+
+    def shutdown(self) -> None:
+        """The connection is over (exit, end of input, signal): stop every run, then pygls' own cleanup."""
+        self.minimizer.close()
+        super().shutdown()
+
+
+def create_server() -> AutoddServer:
+    server = AutoddServer()
+    register_documents(server)
+    register_code_actions(server)
+    register_commands(server)
+    register_lifetime(server)
+    return server
+
+
+def register_documents(server: AutoddServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: AutoddServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.publisher.update(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: AutoddServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.minimizer.document_changed(params.text_document.uri)
+        ls.publisher.update(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: AutoddServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.publisher.clear(params.text_document.uri)
+
+
+def register_code_actions(server: AutoddServer) -> None:
+    options = types.CodeActionOptions(code_action_kinds=code_actions.PROVIDED_KINDS)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+    def code_action(ls: AutoddServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        document = ls.workspace.text_documents.get(params.text_document.uri)
+        if document is None or not is_python_document(document.uri, document.language_id):
+            return []
+        running = document.uri in ls.minimizer.runs
+        return code_actions.code_actions(document.uri, document.source, params, ls.position_encoding, running)
+
+
+def register_commands(server: AutoddServer) -> None:
+    @server.command("autodd.minimize")
+    async def minimize(ls: AutoddServer, *args):
+        return await ls.minimizer.minimize(args)
+
+    @server.command("autodd.suggestErrMsg")
+    async def suggest_err_msg(ls: AutoddServer, *args):
+        return await ls.minimizer.suggest_err_msg(args)
+
+    @server.command("autodd.cancel")
+    def cancel(ls: AutoddServer, *args):
+        return ls.minimizer.cancel(args)
+
+    @server.command("autodd.freeze")
+    async def freeze(ls: AutoddServer, *args):
+        return await apply_freeze(ls, "freeze", args)
+
+    @server.command("autodd.unfreeze")
+    async def unfreeze(ls: AutoddServer, *args):
+        return await apply_freeze(ls, "unfreeze", args)
+
+
+async def apply_freeze(ls: AutoddServer, action: str, args: tuple) -> dict:
+    """Freeze or unfreeze the lines of {uri, range} through workspace/applyEdit."""
+    try:
+        arguments = as_arguments(args)
+        uri = arguments.get("uri")
+        document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
+        if document is None:
+            raise RunError(f"{action}: the document is not open: {uri}")
+        selection = ls.protocol._converter.structure(arguments.get("range"), types.Range)
+    except RunError as error:
+        return refuse(ls, str(error))
+    except Exception:
+        return refuse(ls, f"{action}: expected {{uri, range}} with an LSP range")
+    lines = split_lines(document.source)
+    start, end = code_actions.selected_lines(lines, selection, ls.position_encoding)
+    edits = code_actions.freeze_or_unfreeze(action, document.source, start, end)
+    if not edits:
+        return {"applied": False, "message": f"nothing to {action} there"}
+    edit = code_actions.workspace_edit(uri, document.source, edits, ls.position_encoding)
+    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=f"AutoDD: {action}"))
+    return {"applied": bool(result and result.applied)}
+
+
+def refuse(ls: AutoddServer, message: str) -> dict:
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"AutoDD: {message}"))
+    return {"applied": False, "message": message}
+
+
+def register_lifetime(server: AutoddServer) -> None:
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: AutoddServer, *args) -> None:
+        ls.minimizer.cancel_all()
+        await ls.minimizer.wait_all(SHUTDOWN_WAIT_S)
+
+    @server.feature(types.EXIT)
+    def exit_(ls: AutoddServer, *args) -> None:
+        ls.minimizer.cancel_all()
+        if ls.exit_at_once:  # over TCP, pygls would raise SystemExit inside a callback: exit cleanly instead
+            ls.minimizer.close(timeout=5.0)
+            os._exit(0 if ls.protocol._shutdown else 1)

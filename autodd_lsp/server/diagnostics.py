@@ -1,0 +1,92 @@
+"""Freeze diagnostics and the `autodd/frozenRegions` notification.
+
+Both come from `parse_freeze`, which only reads the text: no user code runs.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from autodd_lsp.freeze import FreezeInfo, parse_freeze
+from autodd_lsp.server.positions import split_lines, to_range
+
+SOURCE = "autodd"
+FROZEN_REGIONS = "autodd/frozenRegions"
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def is_python_document(uri: str, language_id: str | None) -> bool:
+    if language_id:
+        return language_id == "python"
+    return uri.endswith((".py", ".pyi", ".pyw"))
+
+
+def to_diagnostics(info: FreezeInfo, lines: list[str], encoding: str) -> list[types.Diagnostic]:
+    return [
+        types.Diagnostic(
+            range=to_range(lines, p.line, p.start_col, p.line, p.end_col, encoding),
+            message=p.message,
+            severity=_SEVERITY.get(p.severity, types.DiagnosticSeverity.Error),
+            source=SOURCE,
+        )
+        for p in info.problems
+    ]
+
+
+def to_region_ranges(info: FreezeInfo, lines: list[str], encoding: str) -> list[types.Range]:
+    return [
+        to_range(lines, s.start_line, s.start_col, s.end_line, s.end_col, encoding)
+        for s in (region.span for region in info.regions)
+    ]
+
+
+class DiagnosticsPublisher:
+    """Publishes diagnostics and frozen regions of one server's Python documents.
+
+    While a document does not parse (the user is typing), what was published
+    last stays: Python tooling reports the syntax error, and highlights do not
+    blink off and on at every keystroke.
+    """
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.published: set[str] = set()
+
+    def update(self, uri: str) -> None:
+        document = self.server.workspace.text_documents.get(uri)
+        if document is None or not is_python_document(uri, document.language_id):
+            return
+        try:
+            info = parse_freeze(document.source)
+        except Exception as error:  # a bug in the parser must not take the server down
+            self.server.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Error, message=f"freeze parser: {error}")
+            )
+            return
+        if info.syntax_error is not None and uri in self.published:
+            return
+        lines = split_lines(document.source)
+        encoding = self.server.position_encoding
+        self.send(uri, document.version, to_diagnostics(info, lines, encoding),
+                  to_region_ranges(info, lines, encoding))
+
+    def clear(self, uri: str) -> None:
+        self.send(uri, None, [], [])
+        self.published.discard(uri)
+
+    def send(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic],
+             ranges: list[types.Range]) -> None:
+        self.published.add(uri)
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
+        converter = self.server.protocol._converter
+        self.server.protocol.notify(
+            FROZEN_REGIONS, {"uri": uri, "ranges": [converter.unstructure(r) for r in ranges]}
+        )

@@ -1,0 +1,202 @@
+"""All the server's minimization runs and probes, by document (at most one run per document)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from autodd_lsp.engine import ReduceOptions, UsageError
+from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
+from autodd_lsp.server import settings as run_settings
+from autodd_lsp.server.minimize import (
+    MinimizeRun,
+    RunError,
+    SourceFile,
+    as_arguments,
+    interpreter_exists,
+    read_source,
+)
+from autodd_lsp.server.stream import DocumentStream
+
+logger = logging.getLogger(__name__)
+
+ALREADY_RUNNING = "already minimizing this file"
+CONFIGURATION_TIMEOUT_S = 5.0
+
+
+class Minimizer:
+    """The server's runs and probes, by document."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.runs: dict[str, MinimizeRun] = {}
+        self.streams: dict[str, DocumentStream] = {}
+        self.probes: set[threading.Event] = set()
+        self.executor = ThreadPoolExecutor(thread_name_prefix="autodd-run")
+        self._working: set[concurrent.futures.Future] = set()
+        self._run_tasks: set[asyncio.Future] = set()
+
+    # -- commands ------------------------------------------------------------------
+
+    async def minimize(self, args: tuple) -> dict:
+        try:
+            arguments = as_arguments(args)
+            source = self.source_file(arguments.get("uri"))
+        except RunError as error:
+            return self._refuse(str(error))
+        if source.uri in self.runs:
+            return self._refuse(ALREADY_RUNNING)
+        run = MinimizeRun(self.server, self, source, arguments)
+        self.runs[source.uri] = run
+        self._cancel_with_request(run)
+        task = asyncio.ensure_future(run.execute())
+        self._run_tasks.add(task)
+        try:
+            return await task
+        finally:
+            self._run_tasks.discard(task)
+            self.runs.pop(source.uri, None)
+            if run.stream is not None:
+                self.streams.pop(run.output_uri, None)
+
+    async def suggest_err_msg(self, args: tuple) -> dict:
+        try:
+            arguments = as_arguments(args)
+            source = self.source_file(arguments.get("uri"))
+            options = await self.settings_for(source.uri, arguments)
+            result = await self.run_probe(source, options, threading.Event())
+        except (RunError, UsageError) as error:
+            self._show_error(str(error))
+            return {"suggestions": [], "outputTail": "", "returncode": None, "error": str(error)}
+        return {
+            "suggestions": suggest_err_msgs(result.output, result.returncode),
+            "outputTail": output_tail(result.output),
+            "returncode": result.returncode,
+        }
+
+    def cancel(self, args: tuple) -> dict:
+        uri = None
+        if args and isinstance(args[0], dict):
+            uri = args[0].get("uri")
+        cancelled = [u for u, run in list(self.runs.items()) if uri is None or u == uri]
+        for u in cancelled:
+            self.runs[u].cancel("cancelled")
+        return {"cancelled": cancelled}
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def cancel_all(self, reason: str = "the server is shutting down") -> None:
+        for run in list(self.runs.values()):
+            run.cancel(reason)
+        for event in list(self.probes):
+            event.set()
+
+    async def wait_all(self, timeout: float) -> None:
+        if self._run_tasks:
+            await asyncio.wait(list(self._run_tasks), timeout=timeout)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Cancel everything and wait (at most `timeout` s) for the engine threads to return.
+
+        A cancelled engine closes its backend, which kills its candidates: once
+        the threads are back, no process of ours is left.
+        """
+        self.cancel_all()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        concurrent.futures.wait(list(self._working), timeout)
+
+    async def in_thread(self, function):
+        """Run the blocking `function` in a worker thread that close() waits for."""
+        future = self.executor.submit(function)
+        self._working.add(future)
+        future.add_done_callback(self._working.discard)
+        return await asyncio.wrap_future(future)
+
+    def document_changed(self, uri: str) -> None:
+        stream = self.streams.get(uri)
+        if stream is not None:
+            stream.document_changed()
+
+    # -- shared pieces ---------------------------------------------------------------
+
+    def source_file(self, uri) -> SourceFile:
+        if not isinstance(uri, str) or not uri:
+            raise RunError("expected a document uri (\"uri\": \"file:///...\")")
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path:
+            raise RunError(f"not a file on disk: {uri} (save it to a file first)")
+        if not os.path.isfile(path):
+            raise RunError(f"file not found: {path}")
+        try:
+            text = read_source(path)
+        except (OSError, SyntaxError, UnicodeDecodeError) as error:
+            raise RunError(f"cannot read {path}: {error}") from None
+        document = self.server.workspace.text_documents.get(uri)
+        if document is not None and document.source != text:
+            return SourceFile(uri, path, document.source, saved=False)
+        return SourceFile(uri, path, text)
+
+    async def settings_for(self, uri: str, args: dict) -> run_settings.RunSettings:
+        configured = await self._configuration(uri)
+        try:
+            options = run_settings.merge(run_settings.defaults(), configured, args)
+        except UsageError as error:
+            raise RunError(str(error)) from None
+        if not interpreter_exists(options.interpreter):
+            raise RunError(f"interpreter not found: {options.interpreter}")
+        ReduceOptions(err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs).validate()
+        return options
+
+    async def _configuration(self, uri: str) -> dict:
+        workspace = self.server.client_capabilities.workspace
+        if not (workspace and workspace.configuration):
+            return {}
+        params = types.ConfigurationParams(items=[types.ConfigurationItem(scope_uri=uri, section=run_settings.SECTION)])
+        try:
+            values = await asyncio.wait_for(self.server.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
+        except Exception as error:
+            logger.info("workspace/configuration: %s", error)
+            return {}
+        first = values[0] if values else None
+        return first if isinstance(first, dict) else {}
+
+    async def run_probe(self, source: SourceFile, options: run_settings.RunSettings, cancel: threading.Event):
+        probe_options = ReduceOptions(
+            err_msg="-", timeout=options.timeout, python=options.interpreter, cwd=self.working_folder(source.path)
+        )
+        text = None if source.saved else source.text
+        self.probes.add(cancel)
+        try:
+            return await self.in_thread(lambda: probe(source.path, probe_options, text=text, cancel=cancel))
+        finally:
+            self.probes.discard(cancel)
+
+    def working_folder(self, path: str) -> str:
+        """Where candidates run: the workspace folder holding the file (as an editor's Run does), else its folder."""
+        folders = [to_fs_path(f.uri) for f in self.server.workspace.folders.values()]
+        folders.append(self.server.workspace.root_path)
+        for folder in folders:
+            if folder and os.path.commonpath([os.path.abspath(folder), path]) == os.path.abspath(folder):
+                return folder
+        return os.path.dirname(path)
+
+    def _cancel_with_request(self, run: MinimizeRun) -> None:
+        """Make $/cancelRequest of this executeCommand stop the run (pygls alone does not)."""
+        protocol = self.server.protocol
+        future = getattr(protocol, "_request_futures", {}).get(protocol.msg_id)
+        if future is not None:
+            future.add_done_callback(lambda f: f.cancelled() and run.cancel("cancelled"))
+
+    def _refuse(self, message: str) -> dict:
+        self._show_error(message)
+        return {"status": "failed", "message": message}
+
+    def _show_error(self, message: str) -> None:
+        self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"AutoDD: {message}"))

@@ -1,0 +1,191 @@
+"""Streaming a run's newest text into one editor document with small workspace edits.
+
+One `workspace/applyEdit` at a time, each awaited; texts that arrive while one
+is in flight are coalesced (the next edit goes from what the client has to the
+newest text). When the client has the document open, the server's copy of it
+(kept current by didChange) tells whether the client has what we think it
+has; if it drifts away from our edits (the person typed), `on_diverged`
+decides: give up (in-place runs) or start again from the client's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Callable
+
+from lsprotocol import types
+
+from autodd_lsp.server.positions import diff_edits
+
+logger = logging.getLogger(__name__)
+
+SETTLE_S = 1.0  # how long the client's didChange for our last edit may take to arrive
+EDIT_GRACE_S = 0.3  # how long an unexpected change may stand before it counts as the person's
+MAX_REJECTED = 3
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal up to line endings (an editor may rewrite the line breaks we send)."""
+    return a == b or _lf(a) == _lf(b)
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class Diverged(Exception):
+    """The document no longer holds the text our edits produced."""
+
+
+class DocumentStream:
+    def __init__(self, server, uri: str, client_text: str, *,
+                 resync_on_divergence: bool, on_diverged: Callable[[str], None], label: str = "AutoDD") -> None:
+        self.server = server
+        self.uri = uri
+        self.client_text = client_text  # what the client holds, as far as we know
+        self.target = client_text
+        self.resync_on_divergence = resync_on_divergence
+        self.on_diverged = on_diverged
+        self.label = label
+        self.failure: str | None = None  # set when streaming stopped for good
+        self.edits_sent = 0
+        self._applying = False
+        self._closing = False
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._grace: asyncio.Task | None = None
+
+    # -- what the session calls ------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    def push(self, text: str) -> None:
+        self.target = text
+        self._wake.set()
+
+    async def close(self) -> None:
+        """Send what is left, then stop."""
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+        if self._grace is not None:
+            self._grace.cancel()
+
+    def stop(self) -> None:
+        """Send nothing more."""
+        if self.failure is None:
+            self.failure = "stopped"
+        self._wake.set()
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.failure is None and self.client_text == self.target
+
+    def document_changed(self) -> None:
+        """didChange of our document: if it is not our edit, and stays so briefly, it is the person's."""
+        if self._applying or self.failure is not None or self.client_text != self.target:
+            return  # the next send checks the document before it edits
+        if self._grace is None or self._grace.done():
+            self._grace = asyncio.create_task(self._check_after_grace())
+
+    # -- the loop -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        rejected = 0
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self.failure is None and self.target != self.client_text:
+                try:
+                    applied = await self._send(self.target)
+                except Diverged as error:
+                    self._diverged(str(error))
+                    break
+                rejected = 0 if applied else rejected + 1
+                if rejected >= MAX_REJECTED:
+                    self._give_up("the editor did not apply the edits")
+            if self._closing or self.failure is not None:
+                return
+
+    async def _send(self, target: str) -> bool:
+        version = await self._settled_version()
+        edits = diff_edits(self.client_text, target, self.server.position_encoding)
+        if not edits:
+            self.client_text = target
+            return True
+        self._applying = True
+        try:
+            result = await self.server.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=self._workspace_edit(edits, version), label=self.label)
+            )
+        except Exception as error:  # e.g. the client went away
+            self._give_up(f"workspace/applyEdit failed: {error}")
+            return False
+        finally:
+            self._applying = False
+        if result is not None and result.applied:
+            self.client_text = target
+            self.edits_sent += 1
+            return True
+        reason = (result.failure_reason if result is not None else None) or "the editor did not apply the edit"
+        if not self.resync_on_divergence:
+            raise Diverged(reason)
+        return False
+
+    async def _settled_version(self) -> int | None:
+        """The document's version once it holds `client_text`; None when the client has not opened it."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_S
+        while True:
+            document = self.server.workspace.text_documents.get(self.uri)
+            if document is None:
+                return None
+            if same_text(document.source, self.client_text):
+                return document.version
+            if loop.time() >= deadline:
+                if not self.resync_on_divergence:
+                    raise Diverged("the document was edited")
+                self.client_text = document.source
+                return document.version
+            await asyncio.sleep(0.02)
+
+    async def _check_after_grace(self) -> None:
+        await asyncio.sleep(EDIT_GRACE_S)
+        if self._applying or self.failure is not None or self.client_text != self.target:
+            return
+        document = self.server.workspace.text_documents.get(self.uri)
+        if document is not None and not same_text(document.source, self.client_text):
+            if self.resync_on_divergence:
+                self.client_text = document.source
+                self._wake.set()
+            else:
+                self._diverged("the document was edited")
+
+    def _diverged(self, reason: str) -> None:
+        self.failure = reason
+        self.on_diverged(reason)
+
+    def _give_up(self, reason: str) -> None:
+        logger.warning("streaming into %s stopped: %s", self.uri, reason)
+        self.failure = reason
+
+    def _workspace_edit(self, edits: list[types.TextEdit], version: int | None) -> types.WorkspaceEdit:
+        if self._client_supports_document_changes():
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=self.uri, version=version),
+                        edits=edits,
+                    )
+                ]
+            )
+        return types.WorkspaceEdit(changes={self.uri: edits})
+
+    def _client_supports_document_changes(self) -> bool:
+        workspace = self.server.client_capabilities.workspace
+        edit = workspace.workspace_edit if workspace else None
+        return bool(edit and edit.document_changes)

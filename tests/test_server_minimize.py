@@ -1,0 +1,216 @@
+"""autodd.minimize end to end: the real server over stdio, the real engine, real candidate runs."""
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+import server_harness as h  # noqa: E402
+
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_lsp.fixture(config=h.server_config(), scope="module")
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    await h.initialize(lsp_client, tmp_path_factory.mktemp("root"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(autouse=True)
+def fresh_client_state(client):
+    h.reset(client)
+
+
+def whole_document_replacement(edit: types.TextEdit, old_line_count: int) -> bool:
+    return edit.range.start.line == 0 and edit.range.start.character == 0 and edit.range.end.line >= old_line_count - 1
+
+
+async def wait_for_report(client: LanguageClient, timeout: float = 20.0) -> str:
+    """The token of the first progress that has a report (the run is under way)."""
+
+    def reported():
+        return [t for t, values in client.progress_reports.items()
+                if any(isinstance(v, types.WorkDoneProgressReport) for v in values)]
+
+    await h.wait_until(lambda: reported(), timeout)
+    return reported()[0]
+
+
+async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "prog.py", h.FAILING_PROGRAM)
+    uri = h.open_document(client, source)
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL})
+
+    assert result.status == "done", result.message
+    output = tmp_path / "prog.min.py"
+    assert result.outputUri == from_fs_path(str(output))
+    final = output.read_text()
+    assert h.SENTINEL in final and len(final) < len(h.FAILING_PROGRAM)
+    # The editor's copy, built only from the streamed edits, is the file on disk.
+    assert client.documents[result.outputUri].text == final
+    assert source.read_text() == h.FAILING_PROGRAM
+    assert client.documents[uri].edits_applied == 0
+    batches = [edits for target, edits in client.applied_edits if target == result.outputUri]
+    assert batches and all(edits for edits in batches)
+    assert not all(
+        len(edits) == 1 and whole_document_replacement(edits[0], h.FAILING_PROGRAM.count("\n")) for edits in batches
+    )
+    assert result.original.nodes > result.final.nodes
+    assert [d.uri for d in client.shown_documents] == [result.outputUri]
+    # Work-done progress: created by the server, begin, reports, end.
+    (token, values), = client.progress_reports.items()
+    assert isinstance(values[0], types.WorkDoneProgressBegin) and values[0].cancellable
+    assert isinstance(values[-1], types.WorkDoneProgressEnd)
+    assert any(isinstance(v, types.WorkDoneProgressReport) and "nodes" in (v.message or "") for v in values)
+
+
+async def test_minimize_in_place_with_the_clients_progress_token(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "inplace.py", h.FAILING_PROGRAM)
+    uri = h.open_document(client, source)
+    client.progress_reports["mine"] = []
+
+    result = await h.execute(
+        client, "autodd.minimize",
+        {"uri": uri, "errMsg": h.SENTINEL, "output": "inPlace", "progressToken": "mine"},
+    )
+
+    assert result.status == "done", result.message
+    assert result.outputUri == uri
+    assert source.read_text() == client.documents[uri].text
+    assert h.SENTINEL in source.read_text() and len(source.read_text()) < len(h.FAILING_PROGRAM)
+    assert not (tmp_path / "inplace.min.py").exists()
+    kinds = [type(v).__name__ for v in client.progress_reports["mine"]]
+    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
+
+
+async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "slow.py", h.slow_program())
+    uri = h.open_document(client, source)
+    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel"}))
+
+    token = await wait_for_report(client)
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(run, 10)
+
+    assert result.status == "cancelled"
+    assert "slow-sentinel" in (tmp_path / "slow.min.py").read_text()  # the best text so far
+    assert source.read_text() == h.slow_program()
+    await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
+
+
+async def test_cancel_command_and_one_run_per_document(client: LanguageClient, tmp_path):
+    slow = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
+    fast = h.open_document(client, h.write(tmp_path, "fast.py", h.FAILING_PROGRAM))
+    long_run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": slow, "errMsg": "slow-sentinel"}))
+    await wait_for_report(client)
+
+    second = await h.execute(client, "autodd.minimize", {"uri": slow, "errMsg": "slow-sentinel"})
+    assert second.status == "failed" and second.message == "already minimizing this file"
+    assert any("already minimizing this file" in m.message for m in client.messages)
+
+    other = await h.execute(client, "autodd.minimize", {"uri": fast, "errMsg": h.SENTINEL})
+    assert other.status == "done"
+    assert not long_run.done()
+
+    cancelled = await h.execute(client, "autodd.cancel", {"uri": slow})
+    assert cancelled.cancelled == [slow]
+    assert (await asyncio.wait_for(long_run, 10)).status == "cancelled"
+    await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
+
+
+async def test_editing_the_document_stops_an_in_place_run(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "edited.py", h.slow_program())
+    uri = h.open_document(client, source)
+    run = asyncio.ensure_future(
+        h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel", "output": "inPlace"})
+    )
+    await wait_for_report(client)
+
+    mine = client.documents[uri].text + "print('my edit')\n"
+    h.change_document(client, uri, mine)
+    result = await asyncio.wait_for(run, 10)
+
+    assert result.status == "cancelled"
+    assert result.message == "stopped: the document was edited"
+    assert client.documents[uri].text == mine
+    assert source.read_text() == h.slow_program()
+
+
+async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: LanguageClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri})
+
+    assert result.status == "done", result.message
+    (request,) = client.message_requests
+    assert request.actions[0].title == f"ValueError: {h.SENTINEL}"
+    assert h.SENTINEL in (tmp_path / "ask.min.py").read_text()
+
+
+async def test_dismissing_the_question_cancels(client: LanguageClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
+    client.message_request_answer = lambda params: None
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri})
+
+    assert result.status == "cancelled"
+    assert not (tmp_path / "ask.min.py").exists()
+
+
+async def test_suggest_err_msg(client: LanguageClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "fails.py", h.FAILING_PROGRAM))
+
+    result = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+
+    assert result.suggestions[0] == f"ValueError: {h.SENTINEL}"
+    assert h.SENTINEL in result.suggestions
+    assert result.returncode == 1
+    assert "Traceback" in result.outputTail
+
+
+async def test_a_second_run_streams_into_the_result_already_open(client: LanguageClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "again.py", h.FAILING_PROGRAM))
+    first = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL})
+    assert first.status == "done"
+    h.reset(client)
+
+    second = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": f"ValueError: {h.SENTINEL}"})
+
+    assert second.status == "done", second.message
+    final = (tmp_path / "again.min.py").read_text()
+    assert client.documents[second.outputUri].text == final
+    assert client.documents[uri].text == h.FAILING_PROGRAM
+
+
+async def test_cancel_while_the_question_is_open_and_the_stop_action(client: LanguageClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "undecided.py", h.FAILING_PROGRAM))
+    never = asyncio.Event()
+
+    async def think_forever(params):
+        await never.wait()
+
+    client.message_request_answer = think_forever
+    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri}))
+    await h.wait_until(lambda: client.message_requests, timeout=20)
+
+    found = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+        context=types.CodeActionContext(diagnostics=[]),
+    ))
+    (stop,) = [a for a in found if "Stop" in a.title]
+    assert stop.command.command == "autodd.cancel"
+    await h.execute(client, stop.command.command, stop.command.arguments[0])
+
+    result = await asyncio.wait_for(run, 5)
+    assert result.status == "cancelled"
+    never.set()
