@@ -17,7 +17,7 @@ offsets into the line, ends are exclusive -- never UTF-8 byte offsets.
 
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem, Span, TextEdit
 from autodd_lsp.freeze.parse import parse_freeze
-from autodd_lsp.freeze.edit import freeze_edits, unfreeze_edits
+from autodd_lsp.freeze.edit import apply_edits, freeze_edits, unfreeze_edits
 
 __all__ = [
     "FreezeInfo",
@@ -25,6 +25,7 @@ __all__ = [
     "Problem",
     "Span",
     "TextEdit",
+    "apply_edits",
     "freeze_edits",
     "parse_freeze",
     "unfreeze_edits",

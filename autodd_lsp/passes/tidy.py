@@ -1,31 +1,37 @@
 """Tidy the layout that removals leave behind: runs of blank lines, blank block starts.
 
-Only whitespace between statements changes; lines inside strings are never touched.
+Only blank lines between statements go; lines inside strings and frozen regions
+are never touched.
 """
 
 from __future__ import annotations
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.indent import string_interior_lines
-from autodd_lsp.syntax.patch import Edit, Patch
+from autodd_lsp.syntax.patch import Edit, delete
+from autodd_lsp.syntax.source import Source, Span
 
 
-def tidy_blank_lines(text: str) -> str:
-    protected = string_interior_lines(text)
-    out: list[str] = []
-    blank_run = 0
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if line.strip() or number in protected:
-            blank_run = 0
-            out.append(line)
+def surplus_blank_lines(source: Source) -> list[int]:
+    """1-based numbers of blank lines that add nothing: past the second in a run,
+    at the start of the file or of a block, at the end of the file."""
+    protected = string_interior_lines(source.text)
+    surplus: list[int] = []
+    run: list[int] = []
+    previous_code = ""
+    for number, line in enumerate(source.lines, start=1):
+        if number in protected or line.strip():
+            surplus.extend(run if not previous_code or previous_code.endswith(":") else run[2:])
+            run = []
+            previous_code = line.split("#")[0].rstrip() if line.strip() else previous_code
             continue
-        blank_run += 1
-        after_header = out and out[-1].rstrip().endswith(":") and number - 1 not in protected
-        if blank_run <= 2 and out and not after_header:
-            out.append(line)
-    while out and not out[-1].strip() and len(out) not in protected:
-        out.pop()
-    return "".join(out)
+        run.append(number)
+    surplus.extend(run)  # trailing blank lines
+    return surplus
+
+
+def _touches(span: Span, frozen: list[Span]) -> bool:
+    return any(start < span[1] and span[0] < end for start, end in frozen)
 
 
 @register
@@ -36,8 +42,12 @@ class TidyLayout(ReductionPass):
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         if level > 0:
             return None
-        text = ctx.source.text
-        tidy = tidy_blank_lines(text)
-        if tidy == text:
+        source = ctx.source
+        patches = []
+        for line in surplus_blank_lines(source):
+            span = (source.line_start(line), source.line_end(line))
+            if not _touches(span, ctx.frozen):
+                patches.append(delete(*span))
+        if not patches:
             return []
-        return [Edit((Patch(0, len(text), lambda render: tidy),), self.name, weight=len(text) - len(tidy))]
+        return [Edit(tuple(patches), self.name, weight=sum(p.end - p.start for p in patches))]
