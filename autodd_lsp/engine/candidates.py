@@ -1,8 +1,9 @@
 """Trying one candidate text: cheap checks first, then a real run.
 
 Order of checks, cheapest first: not smaller than the current best (reduction
-must make progress), already seen (content-hash cache), does not compile
-(rejected without running), then a run in a free job slot judged by the oracle.
+must make progress), already seen (content-hash cache), does not compile or
+breaks frozen code (rejected without running), then a run in a free job slot
+judged by the oracle.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
+from typing import Callable
 
 from autodd_lsp.execution import Backend, RunResult
 from autodd_lsp.oracle import FailureOracle
@@ -76,6 +78,8 @@ class CandidateTester:
         self._best_key: tuple[int, int] | None = None
         self._active: set[threading.Event] = set()
         self._stopped = False
+        # Extra structural check (frozen code intact); the engine sets it when needed.
+        self.well_formed: Callable[[str], bool] = lambda text: True
 
     def new_cancel_event(self) -> threading.Event:
         return threading.Event()
@@ -115,7 +119,7 @@ class CandidateTester:
             if known is not None:
                 self.counters.cache_hits += 1
                 return known
-        if not compiles(text, self.file_name):
+        if not compiles(text, self.file_name) or not self.well_formed(text):
             with self._lock:
                 self.counters.rejected_unparsable += 1
                 self._verdicts[digest] = False

@@ -7,19 +7,32 @@ touches lies inside a span the edit keeps (and re-renders unchanged).
 
 from __future__ import annotations
 
+import ast
+
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 
 
 def frozen_spans(source: Source) -> list[Span]:
+    decorated = _decorator_starts(source)
     spans = []
     for region in parse_freeze(source.text).regions:
         s = region.span
         start = source.line_start(s.start_line) + s.start_col
         end = source.line_start(s.end_line) + s.end_col
-        spans.append((start, end))
+        spans.append((decorated.get(start, start), end))  # a frozen def keeps its decorators
     return spans
+
+
+def _decorator_starts(source: Source) -> dict[int, int]:
+    """Start of a decorated def/class -> start of its first decorator's line."""
+    starts = {}
+    for node in ast.walk(source.tree):
+        if getattr(node, "decorator_list", None):
+            keyword = source.offset(node.lineno, node.col_offset)
+            starts[keyword] = source.line_start(source.first_line(node))
+    return starts
 
 
 def respects_frozen(edit: Edit, frozen: list[Span]) -> bool:
@@ -33,3 +46,25 @@ def respects_frozen(edit: Edit, frozen: list[Span]) -> bool:
             if not any(ks <= start and end <= ke for ks, ke in kept):
                 return False
     return True
+
+
+def frozen_fingerprint(text: str) -> tuple | None:
+    """The frozen code of a program, layout aside; None if its annotations are broken.
+
+    Every candidate must have the original's fingerprint: this catches what no
+    single edit can see, e.g. inlining a function that moves one freeze marker
+    away from its partner.
+    """
+    info = parse_freeze(text)
+    if info.errors or info.syntax_error:
+        return None
+    lines = text.splitlines()
+    pieces = []
+    for region in info.regions:
+        s = region.span
+        chunk = lines[s.start_line - 1 : s.end_line]
+        chunk[-1] = chunk[-1][: s.end_col] if s.start_line != s.end_line else chunk[-1][s.start_col : s.end_col]
+        if s.start_line != s.end_line:
+            chunk[0] = chunk[0][s.start_col :]
+        pieces.append((region.form, "\n".join(line.strip() for line in chunk)))
+    return tuple(sorted(pieces))

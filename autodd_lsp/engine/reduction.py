@@ -32,7 +32,7 @@ from autodd_lsp.engine.events import (
     Summary,
 )
 from autodd_lsp.engine.options import ReduceOptions
-from autodd_lsp.engine.protection import frozen_spans, respects_frozen
+from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import create_backend
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle import FailureOracle
@@ -127,6 +127,9 @@ class Reduction:
         tester.oracle = oracle
         tester.timeout = adaptive_timeout(result.duration, self.options.timeout)
         tester.set_best(self.original_text)
+        frozen = frozen_fingerprint(self.original_text)
+        if frozen:
+            tester.well_formed = lambda text: frozen_fingerprint(text) == frozen
 
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()

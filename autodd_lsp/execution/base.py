@@ -13,6 +13,9 @@ A backend runs a candidate file so that, from inside, it looks like
   * a hang is killed together with its whole process group at `timeout`;
     a crash (segfault, os._exit) keeps the output written so far;
   * nothing is left behind: no process, no temp file.
+
+`run` after `close` returns at once with `cancelled=True`; a `python` that cannot
+be started at all raises OSError (from `run`, or from `start` for the runner).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ class RunResult:
     returncode: int | None  # negative: killed by that signal; None: never finished
     timed_out: bool = False
     cancelled: bool = False
-    truncated: bool = False  # some output was dropped to respect output_limit
+    truncated: bool = False  # some output was dropped to respect output_limit (a marker shows where)
     duration: float = 0.0  # seconds the candidate itself ran (not warm-up)
 
     @property

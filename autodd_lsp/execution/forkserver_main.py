@@ -1,0 +1,420 @@
+"""The fork server: runs under the candidates' interpreter, imports the heavy
+modules once, then forks one fresh child per candidate.
+
+Started by ForkServerBackend as `python forkserver_main.py FD`, FD being the
+server's end of a Unix socket pair. Standalone on purpose: the candidates'
+interpreter need not have autodd_lsp installed, so nothing of ours is imported
+(and the syntax stays Python 3.9's). The client imports `Channel` from here.
+
+Protocol, one JSON object a line:
+  client -> server  {"preload": [names]}                               once
+  server -> client  {"importing": i}                                    before each preload import
+  server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
+                     "tainted": null | {"index": i, "reason": why}}     then exits if tainted
+  client -> server  {"path": p, "cwd": d} + fds [stdout_w, stderr_w]    per candidate
+  server -> client  {"pid": pid} at the fork, {"status": s, "duration": d} at the exit
+"""
+
+# What Python put in this script's globals is what it puts in any script's: a
+# candidate's fresh __main__ gets the same names (whatever the Python version).
+SCRIPT_GLOBALS = [name for name in globals() if name.startswith("__")]
+
+import builtins  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+
+import _thread  # noqa: E402
+
+SELF = sys.modules[__name__]  # keeps these globals alive once a candidate replaces __main__
+SCRIPT_LOADER_TYPE = type(globals().get("__loader__"))
+SAFE_PATH = bool(getattr(sys.flags, "safe_path", False))  # -P / PYTHONSAFEPATH: no script folder on sys.path
+GPU_DEVICES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
+PR_SET_PDEATHSIG = 1
+MADV_COLLAPSE = 25  # Linux >= 6.1
+HUGE_PAGE = 2 << 20
+LIBC = None  # the C library, loaded in main(): a client importing Channel needs no ctypes
+SERVER_PID = None
+INHERITED_FINALIZERS = None
+
+
+class Channel:
+    """JSON lines over a stream socket; file descriptors ride along with a message."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buffer = b""
+        self.fds = []
+        self.closed = False
+
+    def send(self, message, fds=()):
+        data = (json.dumps(message) + "\n").encode()
+        sent = socket.send_fds(self.sock, [data], list(fds)) if fds else self.sock.send(data)
+        if sent < len(data):
+            self.sock.sendall(data[sent:])
+
+    def pop(self):
+        """The next complete message already received, or None."""
+        line, newline, rest = self.buffer.partition(b"\n")
+        if not newline:
+            return None
+        self.buffer = rest
+        return json.loads(line)
+
+    def fill(self):
+        """One receive (blocks unless the socket is readable); False once the peer is gone."""
+        try:
+            data, fds, _flags, _address = socket.recv_fds(self.sock, 1 << 16, 8)
+        except OSError:
+            data, fds = b"", []
+        self.fds.extend(fds)
+        if not data:
+            self.closed = True
+            return False
+        self.buffer += data
+        return True
+
+    def receive(self):
+        """Block for the next message; None once the peer is gone."""
+        while True:
+            message = self.pop()
+            if message is not None or self.closed or not self.fill():
+                return message
+
+
+def main():
+    global LIBC, SERVER_PID
+    LIBC = load_libc()
+    SERVER_PID = os.getpid()
+    channel = Channel(socket.socket(fileno=int(sys.argv[1])))
+    if not SAFE_PATH:
+        del sys.path[0]  # this file's folder; each candidate gets its own folder there
+    config = channel.receive()
+    if config is None:
+        os._exit(0)
+    report = preload(config["preload"], channel)
+    if report["tainted"] is None:
+        gc.freeze()  # children then share the preloaded objects instead of copying them on GC
+        collapse_into_huge_pages()
+    channel.send(dict(report, ready=True))
+    if report["tainted"] is None:
+        try:
+            serve(channel)
+        except OSError:
+            pass  # the client is gone
+    os._exit(0)  # skip interpreter teardown: it can take seconds with torch loaded
+
+
+# ---------------------------------------------------------------- preload
+
+
+def preload(names, channel):
+    """Import `names` in order; stop at the first that makes forking unfaithful or unsafe."""
+    preloaded, failed = [], {}
+    for index, name in enumerate(names):
+        channel.send({"importing": index})
+        size_before = os.fstat(1).st_size  # fds 1 and 2 are the client's diagnostics file
+        try:
+            __import__(name)
+            preloaded.append(name)
+        except BaseException as exc:  # the candidate will hit (and report) it itself
+            failed[name] = "%s: %s" % (type(exc).__name__, exc)
+        reason = taint_reason(size_before)
+        if reason:
+            return {"preloaded": preloaded, "failed": failed, "tainted": {"index": index, "reason": reason}}
+    return {"preloaded": preloaded, "failed": failed, "tainted": None}
+
+
+def taint_reason(size_before):
+    """Why the import just done must not be preloaded, or None."""
+    flush_all()
+    if os.fstat(1).st_size != size_before:
+        return "writes output when imported (candidates must see it)"
+    if _thread._count():
+        return "starts a thread when imported (forking would be unsafe)"
+    if gpu_driver_open():
+        return "opens the GPU driver when imported (it does not survive a fork)"
+    return None
+
+
+def gpu_driver_open():
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            target = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            continue
+        if target.startswith(GPU_DEVICES):
+            return True
+    return False
+
+
+def load_libc():
+    """The C library (fflush, prctl, madvise), or None where ctypes cannot load it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        return libc
+    except Exception:
+        return None
+
+
+def flush_all():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    if LIBC is not None:
+        LIBC.fflush(None)  # C stdio buffers, as exit() would
+
+
+def collapse_into_huge_pages():
+    """Back the server's big anonymous regions (the heap) with 2 MiB pages.
+
+    A fork copies, and the child's exit tears down, one page-table entry per 4 KiB
+    page: with torch loaded that is ~45k entries and most of the per-candidate
+    cost. After this it is ~100x fewer entries (fork + exit measured ~3x cheaper).
+    Best effort (refused by older kernels or with THP off); invisible to programs.
+    """
+    if LIBC is None or not sys.platform.startswith("linux"):
+        return
+    try:
+        with open("/proc/self/maps") as maps:
+            regions = [line.split() for line in maps]
+    except OSError:
+        return
+    for fields in regions:
+        start, end = (int(address, 16) for address in fields[0].split("-"))
+        anonymous = len(fields) < 6 or fields[5] == "[heap]"
+        if anonymous and fields[1] == "rw-p" and end - start >= HUGE_PAGE:
+            LIBC.madvise(start, end - start, MADV_COLLAPSE)
+
+
+# ---------------------------------------------------------------- serving
+
+
+def serve(channel):
+    while True:
+        request = channel.receive()
+        if request is None:
+            return
+        fds, channel.fds = channel.fds[:2], channel.fds[2:]
+        flush_all()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            become_candidate(channel, request, fds)  # never returns
+        for fd in fds:
+            os.close(fd)
+        channel.send({"pid": pid})
+        status = wait_candidate(pid, channel)
+        channel.send({"status": status, "duration": time.monotonic() - started})
+
+
+def wait_candidate(pid, channel):
+    """Wait for the child; kill its group if the client goes away; sweep the group; reap."""
+    pidfd = open_pidfd(pid)
+    if pidfd is not None:
+        watched = [pidfd, channel.sock]
+        while pidfd not in select.select(watched, [], [])[0]:
+            if not channel.fill():
+                kill_group(pid)
+                watched = [pidfd]
+        os.close(pidfd)
+    if hasattr(os, "waitid"):
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    kill_group(pid)  # stray children; the unreaped leader still reserves the group id
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def open_pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None  # then a vanished client is noticed only after the candidate ends
+
+
+def kill_group(pgid):
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pgid, signal.SIGKILL)
+            return
+        except ProcessLookupError:
+            continue
+        except OSError:
+            return
+
+
+# ---------------------------------------------------------------- the child
+
+
+def become_candidate(channel, request, fds):
+    try:
+        die_with_server()
+        channel.sock.close()
+        os.setsid()  # its own session and group: killing the group reaches its children
+        os.dup2(fds[0], 1)
+        os.dup2(fds[1], 2)
+        for fd in fds:
+            os.close(fd)
+        os.chdir(request["cwd"])
+        status = run_as_main(request["path"])
+    except BaseException as exc:  # our own failure; never fall back into the server loop
+        os.write(2, ("autodd fork server: %r\n" % (exc,)).encode())
+        status = 70
+    exit_like_python(status)
+
+
+def die_with_server():
+    """Linux: if the server dies before the client learns our pid, nobody could kill us."""
+    if LIBC is not None and sys.platform.startswith("linux"):
+        LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != SERVER_PID:  # it died before the prctl
+            os._exit(70)
+
+
+def run_as_main(path):
+    """Run `path` as `python path` would; return the exit status (negative: a signal)."""
+    sys.argv[:] = [path]
+    if hasattr(sys, "orig_argv"):
+        sys.orig_argv[:] = [sys.orig_argv[0], path]
+    if not SAFE_PATH:
+        sys.path.insert(0, os.path.dirname(os.path.realpath(path)))
+    disarm_inherited_finalizers()
+    main_module = fresh_main(path)
+    try:
+        code = compile(read_source(path), path, "exec", dont_inherit=True)
+        exec(code, main_module.__dict__)
+        status = 0
+    except CannotOpen as exc:
+        program = getattr(sys, "orig_argv", [sys.executable])[0]
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (program, path, exc.errno, exc.strerror))
+        status = 2
+    except SystemExit as exc:
+        status = system_exit_status(exc)
+    except BaseException as exc:
+        status = report_uncaught(exc)
+    return shut_down(status)
+
+
+def disarm_inherited_finalizers():
+    """Leave weakref.finalize callbacks made while preloading to the server.
+
+    They guard the server's own import-time objects (torch registers ~130), which
+    later children share: a child running them (at exit, typically) could only tear
+    down shared state, and would pay copy-on-write faults for it. A fresh registry
+    keeps them inert here; the candidate's own finalizers still run as usual.
+    """
+    global INHERITED_FINALIZERS
+    weakref = sys.modules.get("weakref")
+    if weakref is not None and isinstance(getattr(weakref.finalize, "_registry", None), dict):
+        # Kept referenced: freeing the old registry would touch (copy) every entry.
+        INHERITED_FINALIZERS = weakref.finalize._registry
+        weakref.finalize._registry = {}
+
+
+def fresh_main(path):
+    main_module = types.ModuleType("__main__")
+    values = {
+        "__file__": path,
+        "__builtins__": builtins,
+        "__annotations__": {},
+        "__cached__": None,
+        "__loader__": SCRIPT_LOADER_TYPE("__main__", path) if SCRIPT_LOADER_TYPE is not type(None) else None,
+    }
+    for name in SCRIPT_GLOBALS:
+        if name in values:
+            setattr(main_module, name, values[name])
+    sys.modules["__main__"] = main_module
+    return main_module
+
+
+class CannotOpen(Exception):
+    def __init__(self, error):
+        super().__init__(error.errno, error.strerror)
+        self.errno, self.strerror = error.errno, error.strerror
+
+
+def read_source(path):
+    try:
+        with open(path, "rb") as source:
+            return source.read()
+    except OSError as exc:
+        raise CannotOpen(exc) from None
+
+
+def system_exit_status(exc):
+    """What Python's own handler does with an uncaught SystemExit."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def report_uncaught(exc):
+    """Print `exc` like Python's default handler, from the candidate's own frame on."""
+    traceback = exc.__traceback__
+    while traceback is not None and traceback.tb_frame.f_globals is SELF.__dict__:
+        traceback = traceback.tb_next
+    exc.__traceback__ = traceback
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, traceback
+    if sys.version_info >= (3, 12):
+        sys.last_exc = exc
+    try:
+        sys.excepthook(type(exc), exc, traceback)
+    except BaseException:
+        sys.__excepthook__(type(exc), exc, traceback)
+    # Python re-raises an uncaught Ctrl-C as SIGINT so its parent sees the signal.
+    return -signal.SIGINT if isinstance(exc, KeyboardInterrupt) else 1
+
+
+def shut_down(status):
+    """What Py_Finalize does that a program can observe: join threads, atexit, flush."""
+    threading = sys.modules.get("threading")
+    if threading is not None and hasattr(threading, "_shutdown"):
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    try:
+        sys.stdout.flush()
+    except Exception:
+        status = 120 if status >= 0 else status  # what Py_Exit returns when stdout cannot be flushed
+    flush_all()
+    return status
+
+
+def exit_like_python(status):
+    if status < 0:
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    os._exit(status & 0xFF)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""`subproc`: a fresh `python path` per candidate.
+
+Slow (every candidate pays the interpreter start and its imports) but exactly
+what the user would run; the runner falls back to it where fork is unavailable.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+
+from autodd_lsp.execution.base import Backend, RunResult
+from autodd_lsp.execution.capture import (
+    REAP_TIMEOUT,
+    Exit,
+    RunningGroups,
+    cancelled_result,
+    candidate_env,
+    collect,
+    kill_group,
+    make_pipe,
+)
+
+class SubprocessBackend(Backend):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._env = candidate_env(self.extra_sys_path)
+        self._running = RunningGroups()
+
+    def run(self, path: str, timeout: float, cancel: threading.Event | None = None) -> RunResult:
+        if self._running.closed or (cancel is not None and cancel.is_set()):
+            return cancelled_result()
+        path = os.path.abspath(path)
+        stdout_r, stdout_w = make_pipe()
+        stderr_r, stderr_w = make_pipe()
+        try:
+            started = time.monotonic()
+            proc = self._spawn(path, stdout_w, stderr_w)
+        except BaseException:
+            os.close(stdout_r)
+            os.close(stderr_r)
+            raise
+        finally:
+            os.close(stdout_w)
+            os.close(stderr_w)
+        return self._watch(proc, started, stdout_r, stderr_r, timeout, cancel)
+
+    def _spawn(self, path: str, stdout_fd: int, stderr_fd: int) -> subprocess.Popen:
+        return subprocess.Popen(
+            [self.python, path],
+            cwd=self.cwd,
+            env=self._env,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout_fd,
+            stderr=stderr_fd,
+            start_new_session=True,  # its own process group: a kill reaches its children too
+        )
+
+    def _watch(self, proc, started, stdout_r, stderr_r, timeout, cancel) -> RunResult:
+        self._running.add(proc.pid)
+        watch = PopenWatch(proc)
+        try:
+            collected = collect(
+                stdout_r,
+                stderr_r,
+                watch,
+                limit=self.output_limit,
+                deadline=started + timeout,
+                should_stop=lambda: self._running.closed or (cancel is not None and cancel.is_set()),
+            )
+        finally:
+            watch.finish()
+            self._running.discard(proc.pid)
+        return collected.result((watch.ended or time.monotonic()) - started)
+
+    def close(self) -> None:
+        self._running.close()
+
+
+class PopenWatch:
+    """Exit watch for a child of this process: a pidfd wakes the drain loop on exit."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        self.ended: float | None = None
+        self.pidfd = _open_pidfd(proc.pid)
+
+    def fileno(self) -> int | None:
+        return self.pidfd
+
+    def check(self, readable: bool) -> Exit | None:
+        if not _has_exited(self.proc):
+            return None
+        self.ended = time.monotonic()
+        # The unreaped leader still reserves its group id: sweep stray children safely.
+        kill_group(self.proc.pid)
+        return Exit(self.proc.wait())
+
+    def kill(self) -> None:
+        kill_group(self.proc.pid)
+
+    def finish(self) -> None:
+        """Make sure the candidate is gone and reaped; release the pidfd."""
+        if self.proc.returncode is None:
+            kill_group(self.proc.pid)
+            try:
+                self.proc.wait(REAP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None  # not Linux >= 5.3: the drain loop asks every tick instead
+
+
+def _has_exited(proc: subprocess.Popen) -> bool:
+    """Whether `proc` ended, without reaping it where the OS allows (so its pid stays reserved)."""
+    if hasattr(os, "waitid"):
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True  # already reaped
+        return info is not None
+    return proc.poll() is not None
