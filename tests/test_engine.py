@@ -176,3 +176,20 @@ def test_cancel_returns_quickly_with_the_best_so_far(program, no_leftovers):
     summary = outcome["summary"]
     assert summary.cancelled
     assert summary.text == [e for e in events if isinstance(e, Accepted)][-1].text
+
+
+def test_result_is_verified_standalone_even_when_the_runner_was_fooled(program):
+    # The warm runner preloads xml.dom.minidom, so a candidate without that import
+    # still works there; in a fresh interpreter it does not. The final check catches it.
+    path = program("preloaded.py", (
+        "import xml.dom\n"
+        "import xml.dom.minidom\n"
+        "doc = xml.dom.minidom.parseString('<root/>')\n"
+        "raise RuntimeError('parsed ' + doc.documentElement.tagName)\n"
+    ))
+    summary, _ = reduce(path, "parsed root", backend="runner")
+    assert summary.verified
+    assert "import xml.dom.minidom\n" in summary.text
+    out = path.parent / "min.py"
+    out.write_text(summary.text)
+    assert "parsed root" in run_standalone(out)

@@ -69,7 +69,9 @@ class Reduction:
         self._current_pass = ""
         self._last_progress = 0.0
         self._tester: CandidateTester | None = None
+        self._verifier: CandidateTester | None = None  # runs the final check standalone
         self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
+        self._history: list[str] = [source_text]  # every accepted text, oldest first
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -92,7 +94,8 @@ class Reduction:
             with ThreadPoolExecutor(self.options.jobs, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
                 self._reduce(pool)
-                verified = self._verify()
+            backend.close()  # free the warm servers before the standalone check
+            verified = self._verify_standalone(slots)
         except NotReproducible as error:
             self._emit(Failed(str(error), error.output_tail))
             raise
@@ -106,8 +109,9 @@ class Reduction:
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""
         self._stopped.set()
-        if self._tester is not None:
-            self._tester.cancel_all()
+        for tester in (self._tester, self._verifier):
+            if tester is not None:
+                tester.cancel_all()
 
     @property
     def cancelled(self) -> bool:
@@ -194,20 +198,49 @@ class Reduction:
         return accepted
 
     def _accept(self, text: str) -> None:
+        self._history.append(text)
         self.best_text = text
         self._tester.set_best(text)
         self._best_size = size_of(text)
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
 
-    def _verify(self) -> bool:
+    def _verify_standalone(self, slots: JobSlots) -> bool:
+        """Re-run the result in a fresh interpreter, exactly as a user will.
+
+        A warm runner has modules preloaded that a candidate may have stopped
+        importing; if the result fails standalone, fall back to the newest
+        accepted text that does reproduce (binary search over the history).
+        """
         if self.cancelled:
             return False
-        tester = self._tester
-        result = tester.run(self.best_text, self.options.timeout, tester.new_cancel_event())
-        return not result.cancelled and tester.oracle.is_interesting(
-            result.output, self.best_text, timed_out=result.timed_out
+        fresh = create_backend(
+            "subproc",
+            python=self.options.python,
+            cwd=self.options.cwd or os.getcwd(),
+            extra_sys_path=[os.path.dirname(self.path)],
+            output_limit=self.options.output_limit,
         )
+        with fresh:
+            checker = CandidateTester(fresh, slots, os.path.basename(self.path))
+            checker.oracle = self._tester.oracle
+            self._verifier = checker
+
+            def reproduces(text: str) -> bool:
+                result = checker.run(text, self.options.timeout, checker.new_cancel_event())
+                interesting = checker.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
+                return interesting and not result.cancelled
+
+            if reproduces(self.best_text):
+                return True
+            if self.options.backend == "subproc":
+                return False  # judged the same way before: the failure is flaky
+            good, bad = 0, len(self._history) - 1
+            while good + 1 < bad and not self.cancelled:
+                middle = (good + bad) // 2
+                good, bad = (middle, bad) if reproduces(self._history[middle]) else (good, middle)
+            self._accept(self._history[good])
+            return reproduces(self.best_text)
 
     # -- reporting -------------------------------------------------------------
     def _tick(self) -> None:
