@@ -140,3 +140,18 @@ def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signu
     assert "slow failure" in run_standalone(out)
     assert leftover_processes(str(private)) == []
     assert list(private.iterdir()) == []
+
+
+def test_without_err_msg_it_suggests_the_failure(program):
+    src = program("inventory.py")
+    done = autodd(src)
+    assert done.returncode == 2
+    assert "--err-msg 'ValueError: inventory invariant violated: total above limit'" in done.stderr
+    assert not (src.parent / "inventory.min.py").exists()
+
+
+def test_default_output_goes_beside_the_source(program):
+    src = program("inventory.py")
+    done = autodd(src, "--err-msg", MESSAGE, "-q")
+    assert done.returncode == 0, done.stderr
+    assert MESSAGE in (src.parent / "inventory.min.py").read_text()

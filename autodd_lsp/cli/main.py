@@ -1,5 +1,8 @@
 """`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]`
 
+Without --err-msg, SOURCE is run once and the command prints the messages it
+could use; without -o the result goes beside SOURCE as <stem>.min.py.
+
 Exit status: 0 done (the result re-ran and still fails the same way), 1 the
 original does not show the failure, 2 bad input, 3 the result did not reproduce
 on its final re-run, 130 interrupted (the best result so far is in OUTPUT).
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -25,6 +29,7 @@ from autodd_lsp.engine import (
     Summary,
     UsageError,
 )
+from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
 from autodd_lsp.files import atomic_write, writable_problem
 
 EXIT_NOT_REPRODUCIBLE = 1
@@ -39,10 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Shrink a failing Python program to a small program that still fails the same way.",
     )
     parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified)")
-    parser.add_argument("--err-msg", required=True, metavar="MSG",
-                        help="text the failure prints (case-sensitive substring of stdout or stderr)")
-    parser.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                        help="where the reproducer goes; rewritten after every improvement")
+    parser.add_argument("--err-msg", metavar="MSG",
+                        help="text the failure prints (case-sensitive substring of stdout or stderr); "
+                             "without it, autodd runs SOURCE once and suggests messages")
+    parser.add_argument("-o", "--output", metavar="OUTPUT",
+                        help="where the reproducer goes, rewritten after every improvement "
+                             "(default: SOURCE's name with .min.py, beside it)")
     parser.add_argument("--backend", choices=BACKENDS, default="runner",
                         help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SEC",
@@ -60,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.output is None:
+        args.output = default_output(args.source)
+    if args.err_msg is None:
+        return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
     writer = _ResultWriter(args.output)
     try:
@@ -88,6 +99,32 @@ def main(argv: list[str] | None = None) -> int:
     if not summary.verified:
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
+
+
+def default_output(source: str) -> str:
+    stem, _ = os.path.splitext(source)
+    return stem + ".min.py"
+
+
+def _suggest_messages(args: argparse.Namespace) -> int:
+    """No --err-msg: run SOURCE once (the user asked to reduce it) and offer its failure."""
+    try:
+        _read_source(args.source)
+        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python)
+        options.validate()
+        result = probe(args.source, options)
+    except UsageError as error:
+        return _fail(str(error), EXIT_USAGE)
+    suggestions = suggest_err_msgs(result.output, result.returncode)
+    if not suggestions:
+        tail = output_tail(result.output, max_lines=10)
+        shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
+        return _fail(f"--err-msg is required: {args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
+    print(f"autodd: no --err-msg given; {args.source} fails with:", file=sys.stderr)
+    for message in suggestions:
+        print(f"  autodd {shlex.quote(args.source)} --err-msg {shlex.quote(message)}", file=sys.stderr)
+    print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
