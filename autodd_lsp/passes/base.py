@@ -33,7 +33,8 @@ class PassContext:
 
 
 class ReductionPass:
-    """One kind of rewrite. Subclasses set `name` and implement `edits`."""
+    """One kind of rewrite. Subclasses set `name` and implement `propose`
+    (or `propose_at` if they have levels)."""
 
     name: str = ""
     group: int = 1
@@ -48,6 +49,15 @@ class ReductionPass:
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         """Edits for this level, biggest first; None once `level` is past the deepest."""
+        proposed = self.propose_at(ctx, level) if self.has_levels else (self.propose(ctx) if level == 0 else None)
+        return None if proposed is None else by_weight(proposed)
+
+    def propose(self, ctx: PassContext) -> list[Edit]:
+        """The edits of a pass without levels, in any order."""
+        raise NotImplementedError
+
+    def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:
+        """The edits at one level, in any order; None once `level` is past the deepest."""
         raise NotImplementedError
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.compound import body_span, is_block
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch, delete
@@ -110,9 +110,7 @@ class InlineCalls(ReductionPass):
     group = 3
     order = -1
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         functions = {}
         for stmt in source.tree.body:
@@ -133,4 +131,4 @@ class InlineCalls(ReductionPass):
             edit = inline_edit(source, func, stmt, call, self.name)
             if edit is not None:
                 edits.append(edit)
-        return by_weight(edits)
+        return edits

@@ -13,7 +13,6 @@ import ast
 from autodd_lsp.passes.base import (
     PassContext,
     ReductionPass,
-    by_weight,
     is_elif,
     register,
     walk_statements,
@@ -147,9 +146,7 @@ class SimplifyCompound(ReductionPass):
     group = 1
     order = 1
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
         for stmt, _ in walk_statements(source.tree):
@@ -159,7 +156,7 @@ class SimplifyCompound(ReductionPass):
             dropped = drop_else(source, stmt, self.name)
             if dropped:
                 edits.append(dropped)
-        return by_weight(edits)
+        return edits
 
     def _for_statement(self, source: Source, stmt: ast.stmt) -> list[Edit]:
         if isinstance(stmt, ast.If):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 
@@ -75,9 +75,7 @@ class RemoveElements(ReductionPass):
 
     remembers_needed = True
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
         for node in ast.walk(source.tree):
@@ -90,7 +88,7 @@ class RemoveElements(ReductionPass):
             edits.extend(decorator_edits(source, node, self.name))
             edits.extend(with_as_edits(source, node, self.name))
             edits.extend(assignment_target_edits(source, node, self.name))
-        return by_weight(edits)
+        return edits
 
 
 def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:

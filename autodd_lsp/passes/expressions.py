@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
@@ -81,14 +81,12 @@ class ReplaceWithPart(ReductionPass):
 
     remembers_needed = True
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
         for node in replaceable_expressions(ctx.source.tree):
             if not ctx.is_frozen(node):
                 edits.extend(child_edits(ctx.source, node, self.name))
-        return by_weight(edits)
+        return edits
 
 
 _SIMPLE = (ast.Constant, ast.Name)
@@ -102,9 +100,7 @@ class ReplaceWithConstant(ReductionPass):
 
     remembers_needed = True
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
         for node in replaceable_expressions(ctx.source.tree):
             if isinstance(node, _SIMPLE) or isinstance(node, ast.Starred) or ctx.is_frozen(node):
@@ -112,4 +108,4 @@ class ReplaceWithConstant(ReductionPass):
             start, end = ctx.source.span(node)
             if end - start > 1:
                 edits.append(Edit((replace(start, end, "0"),), self.name, weight=end - start - 1))
-        return by_weight(edits)
+        return edits

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.expressions import replaceable_expressions
 from autodd_lsp.syntax.patch import Edit, delete, replace
 
@@ -31,9 +31,7 @@ class ShrinkLiterals(ReductionPass):
 
     remembers_needed = True
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
         for node in replaceable_expressions(source.tree):
@@ -51,7 +49,7 @@ class ShrinkLiterals(ReductionPass):
                     empty = prefix + '""'
                     edits.append(Edit((replace(start, end, empty),), self.name, weight=len(text) - len(empty)))
                     edits.extend(string_line_edits(source, node, self.name))
-        return by_weight(edits)
+        return edits
 
 
 def string_line_edits(source, node: ast.Constant, name: str) -> list[Edit]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
 from autodd_lsp.syntax.patch import Edit, Patch, delete
 from autodd_lsp.syntax.source import Source, Span
@@ -76,9 +76,7 @@ class RemoveParameters(ReductionPass):
     name = "remove parameters with their arguments"
     group = 2
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         calls = call_sites(source.tree)
         edits: list[Edit] = []
@@ -90,4 +88,4 @@ class RemoveParameters(ReductionPass):
                 edit = parameter_edit(source, func, index, calls.get(func.name, []), self.name)
                 if edit is not None:
                     edits.append(edit)
-        return by_weight(edits)
+        return edits

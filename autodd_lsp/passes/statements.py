@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register, walk_statements
+from autodd_lsp.passes.base import PassContext, ReductionPass, register, walk_statements
 from autodd_lsp.syntax.patch import Edit, delete, replace
 
 
@@ -23,9 +23,9 @@ class RemoveStatements(ReductionPass):
     group = 1
     has_levels = True
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
+    def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:
         at_level = [s for s, depth in walk_statements(ctx.source.tree) if depth == level]
         if not at_level:
             return None
         edits = [remove_statement(ctx, s, self.name) for s in at_level if not ctx.is_frozen(s)]
-        return by_weight(edits)
+        return edits

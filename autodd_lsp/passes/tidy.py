@@ -39,9 +39,7 @@ class TidyLayout(ReductionPass):
     name = "tidy blank lines"
     group = 5
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         patches = []
         for line in surplus_blank_lines(source):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, by_weight, register
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete, replace_with_span
 from autodd_lsp.syntax.precedence import ATOM, text_precedence
 from autodd_lsp.syntax.source import Source
@@ -63,9 +63,7 @@ class InlineVariables(ReductionPass):
     group = 3
     order = 0
 
-    def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
-        if level > 0:
-            return None
+    def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         bound, uses = _bindings_and_uses(source.tree)
         edits = []
@@ -80,7 +78,7 @@ class InlineVariables(ReductionPass):
             edit = inline_variable(source, node, uses[name], name)
             if edit is not None:
                 edits.append(edit)
-        return by_weight(edits)
+        return edits
 
 
 def _inside(source: Source, use: ast.AST, assign: ast.Assign) -> bool:

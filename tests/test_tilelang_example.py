@@ -1,0 +1,37 @@
+"""The bundled TileLang example, reduced on the CPU with the real CLI (needs the `tilelang` extra)."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_standalone
+
+pytest.importorskip("tilelang", reason="needs the tilelang extra (pip install torch==2.13.0 -e '.[tilelang]')")
+pytestmark = pytest.mark.tilelang
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "autodd" / "gemm_bug.py"
+MESSAGE = "T.gemm K shape check failed"
+
+
+def nodes(text):
+    return sum(1 for _ in ast.walk(ast.parse(text)))
+
+
+def test_bundled_tilelang_example_reduces_to_a_small_reproducer(tmp_path):
+    source = tmp_path / "gemm_bug.py"
+    shutil.copy(EXAMPLE, source)
+    output = tmp_path / "gemm_bug.min.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", MESSAGE, "-o", str(output), "-j", "2", "-q"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert source.read_text() == EXAMPLE.read_text()
+    result = output.read_text()
+    assert nodes(result) < nodes(EXAMPLE.read_text()) / 5
+    assert "T.gemm(" in result and "@T.prim_func" in result
+    assert MESSAGE in run_standalone(output, cwd=tmp_path, timeout=120)
