@@ -72,6 +72,7 @@ class Reduction:
         self._verifier: CandidateTester | None = None  # runs the final check standalone
         self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
         self._history: list[str] = [source_text]  # every accepted text, oldest first
+        self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -169,17 +170,18 @@ class Reduction:
             edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
             if reduction_pass.remembers_needed:
                 edits = [e for e in edits if edit_key(source.text, e) not in self._needed]
-            if edits and self._search(ctx, edits, pool, reduction_pass.remembers_needed):
+            if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
             if not reduction_pass.has_levels:
                 break
             level += 1
         return changed
 
-    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, remember: bool) -> bool:
+    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         base, guards = ctx.source.text, ctx.guards
         accepted = False
-        strategy = ProbDD(len(edits))
+        share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
+        strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
 
         def candidate(indices: list[int]) -> str:
             return render(base, select_patches([edits[i] for i in sorted(indices)], guards))
@@ -193,8 +195,11 @@ class Reduction:
             self._accept(candidate(applied))
 
         search(strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick)
-        if remember and not self.cancelled:
-            self._needed.update(edit_key(base, edits[i]) for i in strategy.open_or_needed())
+        if not self.cancelled:
+            needed = strategy.open_or_needed()
+            self._needed_share[reduction_pass.name] = len(needed) / len(edits)
+            if reduction_pass.remembers_needed:
+                self._needed.update(edit_key(base, edits[i]) for i in needed)
         return accepted
 
     def _accept(self, text: str) -> None:

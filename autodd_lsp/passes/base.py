@@ -46,6 +46,9 @@ class ReductionPass:
     # cycles an edit that was needed before, on lines that have not changed since,
     # is not tried again.
     remembers_needed: bool = False
+    # ProbDD's first guess of the share of edits that are needed; the engine
+    # replaces it by what it observed in this pass's previous round.
+    prior: float = 0.1
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         """Edits for this level, biggest first; None once `level` is past the deepest."""

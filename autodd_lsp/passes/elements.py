@@ -74,6 +74,7 @@ class RemoveElements(ReductionPass):
     order = 1
 
     remembers_needed = True
+    prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

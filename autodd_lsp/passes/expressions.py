@@ -80,6 +80,7 @@ class ReplaceWithPart(ReductionPass):
     group = 3
 
     remembers_needed = True
+    prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
@@ -99,6 +100,7 @@ class ReplaceWithConstant(ReductionPass):
     order = 1
 
     remembers_needed = True
+    prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []

@@ -30,6 +30,7 @@ class ShrinkLiterals(ReductionPass):
     group = 4
 
     remembers_needed = True
+    prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
