@@ -169,7 +169,7 @@ class Reduction:
                 break
             edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
             if reduction_pass.remembers_needed:
-                edits = [e for e in edits if edit_key(source.text, e) not in self._needed]
+                edits = [e for e in edits if edit_key(source, e) not in self._needed]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
             if not reduction_pass.has_levels:
@@ -199,7 +199,7 @@ class Reduction:
             needed = strategy.open_or_needed()
             self._needed_share[reduction_pass.name] = len(needed) / len(edits)
             if reduction_pass.remembers_needed:
-                self._needed.update(edit_key(base, edits[i]) for i in needed)
+                self._needed.update(edit_key(ctx.source, edits[i]) for i in needed)
         return accepted
 
     def _accept(self, text: str) -> None:
@@ -269,17 +269,26 @@ class Reduction:
         self._listener(event)
 
 
-def edit_key(text: str, edit: Edit) -> tuple:
-    """What an edit does, independent of where its lines moved: its lines' text,
-    the patched columns and the replacement (rendered without other edits)."""
+def edit_key(source: Source, edit: Edit) -> tuple:
+    """What an edit does, wherever its statement moved: the text of the innermost
+    statement around each patch, the patch's place in it, and the replacement
+    (rendered without other edits). Any change to that statement -- e.g. a line
+    removed from a string it holds -- makes the edit new again."""
+    text = source.text
     plain = lambda start, end: text[start:end]  # noqa: E731
     parts = []
     for patch in edit.patches:
-        line_start = text.rfind("\n", 0, patch.start) + 1
-        line_end = text.find("\n", patch.end)
-        line_end = len(text) if line_end < 0 else line_end
-        parts.append((text[line_start:line_end], patch.start - line_start, patch.end - line_start, patch.build(plain)))
+        start, end = _innermost_statement(source, patch.start, patch.end)
+        parts.append((text[start:end], patch.start - start, patch.end - start, patch.build(plain)))
     return (edit.pass_name, tuple(parts))
+
+
+def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int]:
+    best = (0, len(source.text))
+    for stmt_start, stmt_end in source.statement_spans:
+        if stmt_start <= start and end <= stmt_end and stmt_end - stmt_start < best[1] - best[0]:
+            best = (stmt_start, stmt_end)
+    return best
 
 
 def adaptive_timeout(original_seconds: float, limit: float) -> float:

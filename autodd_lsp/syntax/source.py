@@ -94,6 +94,10 @@ class Source:
         return line + 1
 
     @cached_property
+    def statement_spans(self) -> list[Span]:
+        return [self.span(node) for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
+
+    @cached_property
     def parents(self) -> dict[ast.AST, ast.AST]:
         parents: dict[ast.AST, ast.AST] = {}
         for node in ast.walk(self.tree):
