@@ -1,0 +1,107 @@
+// Entry point: wires the language server, the commands and the decorations.
+
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest } from 'vscode-languageclient/node';
+import { FrozenRegionDecorations } from './decorations';
+import { disposeLogger, logger } from './log';
+import { Minimizer, MinimizeTarget } from './minimize';
+import { ClientCommand, ServerCommand } from './protocol';
+import { onPythonInterpreterChanged } from './python';
+import { AutoddServer, readSettings } from './server';
+
+/** What `activate` returns: used by the end-to-end tests, harmless otherwise. */
+export interface AutoddApi {
+  /** Resolves once the first start attempt is over: true if the server runs. */
+  ready: Promise<boolean>;
+  isServerRunning(): boolean;
+  frozenRegions(uri: vscode.Uri): readonly vscode.Range[];
+  activeRuns(): number;
+}
+
+let server: AutoddServer | undefined;
+
+export function activate(context: vscode.ExtensionContext): AutoddApi {
+  const log = logger();
+  log.info(`AutoDD extension ${context.extension.packageJSON.version} activating`);
+  const decorations = new FrozenRegionDecorations();
+  server = new AutoddServer(decorations);
+  const minimizer = new Minimizer(server);
+  const srv = server;
+  context.subscriptions.push(decorations, srv, minimizer);
+
+  const freezeCommand = (serverCommand: string) => async (): Promise<boolean> => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'python') {
+      void vscode.window.showErrorMessage('AutoDD: open a Python file first.');
+      return false;
+    }
+    const client = await srv.ensureRunning();
+    if (!client) return false;
+    try {
+      const result = (await client.sendRequest(ExecuteCommandRequest.type, {
+        command: serverCommand,
+        arguments: [
+          {
+            uri: client.code2ProtocolConverter.asUri(editor.document.uri),
+            range: client.code2ProtocolConverter.asRange(editor.selection),
+          },
+        ],
+      })) as { applied?: boolean; message?: string } | null;
+      if (result && result.applied === false) {
+        void vscode.window.showInformationMessage(`AutoDD: ${result.message ?? 'nothing changed'}`);
+        return false;
+      }
+      return true;
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      log.error(`${serverCommand} failed: ${text}`);
+      void vscode.window.showErrorMessage(`AutoDD: ${text}`);
+      return false;
+    }
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(ClientCommand.minimize, (target?: MinimizeTarget) =>
+      minimizer.minimize(target),
+    ),
+    vscode.commands.registerCommand(ClientCommand.cancel, (target?: vscode.Uri) =>
+      minimizer.cancel(target instanceof vscode.Uri ? target : undefined),
+    ),
+    vscode.commands.registerCommand(ClientCommand.freeze, freezeCommand(ServerCommand.freeze)),
+    vscode.commands.registerCommand(ClientCommand.unfreeze, freezeCommand(ServerCommand.unfreeze)),
+    vscode.commands.registerCommand(ClientCommand.showLogs, () => log.show()),
+    vscode.commands.registerCommand(ClientCommand.restart, async () => {
+      log.info('Restarting the AutoDD language server');
+      return srv.restart();
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration('autodd.interpreter')) {
+        log.info('autodd.interpreter changed: restarting the server');
+        await srv.restart();
+      }
+    }),
+  );
+
+  // The Python extension's selection matters only while autodd.interpreter is empty.
+  void onPythonInterpreterChanged(async () => {
+    const settings = await readSettings(vscode.workspace.workspaceFolders?.[0]?.uri);
+    if (settings.interpreterSource !== 'setting' && settings.interpreter !== srv.currentInterpreter) {
+      log.info(`Python environment changed to ${settings.interpreter}: restarting the server`);
+      await srv.restart();
+    }
+  }).then((d) => d && context.subscriptions.push(d));
+
+  const ready = srv.start();
+  return {
+    ready,
+    isServerRunning: () => srv.running !== undefined,
+    frozenRegions: (uri) => decorations.get(uri),
+    activeRuns: () => minimizer.activeRuns,
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+  disposeLogger();
+}

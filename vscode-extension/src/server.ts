@@ -1,0 +1,278 @@
+// Starting, stopping and restarting the AutoDD language server
+// (`<interpreter> -m autodd_lsp.server`, stdio) with vscode-languageclient.
+
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  MessageType,
+  RevealOutputChannelOn,
+  ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
+  State,
+} from 'vscode-languageclient/node';
+import { FrozenRegionDecorations } from './decorations';
+import { isDuplicateRunMessage } from './format';
+import { checkInterpreter } from './interpreter';
+import { logger } from './log';
+import {
+  ClientCommand,
+  FrozenRegionsNotification,
+  FrozenRegionsParams,
+  ServerCommand,
+} from './protocol';
+import { pythonExtensionInterpreter } from './python';
+import { interpreterProblemMessage, resolveSettings, Settings } from './settings';
+
+export const CLIENT_ID = 'autodd';
+const CLIENT_NAME = 'AutoDD';
+
+/** Reads the `autodd.*` settings for a resource and resolves the interpreter. */
+export async function readSettings(resource?: vscode.Uri): Promise<Settings> {
+  const config = vscode.workspace.getConfiguration('autodd', resource);
+  const folder =
+    (resource && vscode.workspace.getWorkspaceFolder(resource)) ?? vscode.workspace.workspaceFolders?.[0];
+  const raw = {
+    interpreter: config.get('interpreter'),
+    backend: config.get('backend'),
+    timeout: config.get('timeout'),
+    jobs: config.get('jobs'),
+    output: config.get('output'),
+  };
+  const fromPython =
+    typeof raw.interpreter === 'string' && raw.interpreter.trim()
+      ? undefined
+      : await pythonExtensionInterpreter(resource ?? folder?.uri);
+  return resolveSettings(raw, {
+    workspaceFolder: folder?.uri.fsPath,
+    pythonExtensionInterpreter: fromPython,
+  });
+}
+
+export class AutoddServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private interpreter: string | undefined;
+  /** Serializes start/stop/restart so that they never interleave. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Runs and probes of this extension in flight: their server announcements are logged only. */
+  private quiet = 0;
+  private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped'>();
+  readonly onDidChangeState = this.stateEmitter.event;
+
+  constructor(private readonly decorations: FrozenRegionDecorations) {}
+
+  /** The running client, or undefined. */
+  get running(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  get currentInterpreter(): string | undefined {
+    return this.interpreter;
+  }
+
+  start(): Promise<boolean> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  restart(): Promise<boolean> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      return this.doStart();
+    });
+  }
+
+  /** Returns the running client, starting the server first if needed; undefined if it cannot start. */
+  async ensureRunning(): Promise<LanguageClient | undefined> {
+    if (this.running) return this.running;
+    await this.start();
+    return this.running;
+  }
+
+  /** Runs `job` with the server's duplicate run announcements going to the log only. */
+  async quietly<T>(job: () => Promise<T>): Promise<T> {
+    this.quiet++;
+    try {
+      return await job();
+    } finally {
+      // The announcement is sent just before the answer; let it arrive first.
+      setTimeout(() => this.quiet--, 500);
+    }
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(job, job);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doStart(): Promise<boolean> {
+    if (this.client) return this.client.state === State.Running;
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const settings = await readSettings(folder?.uri);
+    const interpreter = settings.interpreter;
+    logger().info(`Using interpreter ${interpreter} (from ${settings.interpreterSource})`);
+
+    const problem = await checkInterpreter(interpreter, folder?.uri.fsPath);
+    if (problem) {
+      const message = interpreterProblemMessage(interpreter, problem);
+      logger().error(`${message} [${problem.detail}]`);
+      void vscode.window
+        .showErrorMessage(message, 'Open Settings', 'Show Logs')
+        .then((choice) => {
+          if (choice === 'Open Settings') {
+            void vscode.commands.executeCommand('workbench.action.openSettings', 'autodd.interpreter');
+          } else if (choice === 'Show Logs') {
+            logger().show();
+          }
+        });
+      return false;
+    }
+
+    const serverOptions: ServerOptions = {
+      command: interpreter,
+      args: ['-m', 'autodd_lsp.server'],
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'python' }],
+      outputChannel: logger(),
+      traceOutputChannel: logger(),
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      middleware: {
+        workspace: {
+          // The server reads `autodd.*` with workspace/configuration; give it the
+          // resolved interpreter rather than an empty setting.
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) return result;
+            return Promise.all(
+              result.map(async (value, i) => {
+                const item = params.items[i];
+                if (item?.section !== 'autodd' || typeof value !== 'object' || value === null) {
+                  return value;
+                }
+                const resource = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+                const resolved = await readSettings(resource);
+                return { ...value, interpreter: resolved.interpreter };
+              }),
+            );
+          },
+        },
+        window: {
+          // Open the streamed `<stem>.min.py` beside the source instead of over it.
+          showDocument: async (params, token, next) => {
+            if (params.external) return next(params, token);
+            const uri = vscode.Uri.parse(params.uri);
+            const active = vscode.window.activeTextEditor;
+            const visible = vscode.window.visibleTextEditors.find(
+              (e) => e.document.uri.toString() === uri.toString(),
+            );
+            try {
+              await vscode.window.showTextDocument(uri, {
+                viewColumn: visible?.viewColumn ?? (active ? vscode.ViewColumn.Beside : undefined),
+                preserveFocus: !params.takeFocus,
+                preview: false,
+                selection: params.selection
+                  ? new vscode.Range(
+                      params.selection.start.line,
+                      params.selection.start.character,
+                      params.selection.end.line,
+                      params.selection.end.character,
+                    )
+                  : undefined,
+              });
+              return { success: true };
+            } catch (err) {
+              logger().warn(`showDocument ${params.uri} failed: ${String(err)}`);
+              return { success: false };
+            }
+          },
+        },
+        // The server's "Minimize this failure" code action runs the generic flow
+        // (questions through window/showMessageRequest); route it to the richer
+        // VS Code flow with a quick pick and a cancellable notification instead.
+        provideCodeActions: async (document, range, context, token, next) => {
+          const actions = await next(document, range, context, token);
+          if (!actions) return actions;
+          for (const action of actions) {
+            const command = action instanceof vscode.CodeAction ? action.command : action;
+            if (command && command.command === ServerCommand.minimize) {
+              command.command = ClientCommand.minimize;
+              command.arguments = [document.uri];
+            }
+          }
+          return actions;
+        },
+      },
+    };
+
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.client = client;
+    this.interpreter = interpreter;
+    client.onNotification(FrozenRegionsNotification, (params: FrozenRegionsParams) => {
+      this.decorations.set(
+        params.uri,
+        params.ranges.map((r) => client.protocol2CodeConverter.asRange(r)),
+      );
+    });
+    // Replaces the client's default window/showMessage handler (registered first).
+    client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
+      if (isDuplicateRunMessage(params.type, params.message, this.quiet > 0)) {
+        logger().info(`(server) ${params.message}`);
+        return;
+      }
+      const show =
+        params.type === MessageType.Error
+          ? vscode.window.showErrorMessage
+          : params.type === MessageType.Warning
+            ? vscode.window.showWarningMessage
+            : vscode.window.showInformationMessage;
+      void show(params.message);
+    });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) this.stateEmitter.fire('running');
+      else if (e.newState === State.Stopped) this.stateEmitter.fire('stopped');
+    });
+    try {
+      await client.start();
+      logger().info(`AutoDD language server started (${interpreter} -m autodd_lsp.server)`);
+      return true;
+    } catch (err) {
+      logger().error(`AutoDD language server failed to start: ${String(err)}`);
+      void vscode.window
+        .showErrorMessage(`AutoDD: the language server failed to start: ${String(err)}`, 'Show Logs')
+        .then((choice) => choice && logger().show());
+      this.client = undefined;
+      this.interpreter = undefined;
+      try {
+        await client.dispose(2000);
+      } catch {
+        // already gone
+      }
+      return false;
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.interpreter = undefined;
+    this.decorations.clear();
+    if (!client) return;
+    try {
+      await client.dispose(5000);
+    } catch (err) {
+      logger().warn(`Stopping the AutoDD language server: ${String(err)}`);
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+  }
+}

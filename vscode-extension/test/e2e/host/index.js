@@ -1,0 +1,200 @@
+// Extension-host tests: loaded by VS Code (code-server) through `extensionTestsPath`;
+// `run()` executes inside the real extension host with the extension under
+// development loaded. Each check's outcome is written to a JSON file that the
+// driver (test/e2e/driver.mjs) reads, because a browser-hosted workbench gives
+// the test runner's exit code to nobody.
+//
+// Environment (inherited from code-server): AUTODD_E2E_HOST_RESULTS (where to
+// write), AUTODD_E2E_HOST_ONLY (comma-separated check names to run, optional),
+// AUTODD_E2E_SKIP_SERVER=1 (only activation checks: for the plumbing self-test).
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const vscode = require('vscode');
+
+const EXTENSION_ID = 'autodd.autodd-vscode';
+const CLIENT_COMMANDS = [
+  'autodd-vscode.minimize',
+  'autodd-vscode.cancel',
+  'autodd-vscode.freeze',
+  'autodd-vscode.unfreeze',
+  'autodd-vscode.showLogs',
+  'autodd-vscode.restart',
+];
+const SERVER_COMMANDS = ['autodd.minimize', 'autodd.suggestErrMsg', 'autodd.cancel', 'autodd.freeze', 'autodd.unfreeze'];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, timeoutMs = 30000, intervalMs = 200) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
+}
+
+function workspaceFile(name) {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'a workspace folder is open');
+  return vscode.Uri.joinPath(folder.uri, name);
+}
+
+async function open(name) {
+  const doc = await vscode.workspace.openTextDocument(workspaceFile(name));
+  const editor = await vscode.window.showTextDocument(doc, { preview: false });
+  return { doc, editor };
+}
+
+exports.run = async function run() {
+  const resultFile =
+    process.env.AUTODD_E2E_HOST_RESULTS ||
+    path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '/tmp', '..', 'host-results.json');
+  const only = (process.env.AUTODD_E2E_HOST_ONLY || '').split(',').filter(Boolean);
+  const skipServer = process.env.AUTODD_E2E_SKIP_SERVER === '1';
+  const results = [];
+  const write = (done) =>
+    fs.writeFileSync(resultFile, JSON.stringify({ done, results }, null, 2));
+  write(false);
+
+  async function check(name, fn) {
+    if (only.length && !only.includes(name)) return;
+    const started = Date.now();
+    try {
+      await fn();
+      results.push({ name, ok: true, ms: Date.now() - started });
+    } catch (err) {
+      results.push({ name, ok: false, ms: Date.now() - started, error: String(err?.stack ?? err) });
+    }
+    write(false);
+  }
+
+  let api;
+  await check('host: extension activates on a Python file', async () => {
+    await open('plain.py');
+    const ext = await waitFor('the extension', () => vscode.extensions.getExtension(EXTENSION_ID), 10000);
+    api = await waitFor('activation', async () => (ext.isActive ? ext.exports : await ext.activate()), 20000);
+    assert.ok(ext.isActive, 'extension is active');
+    assert.ok(ext.extensionPath, 'extension has a path');
+  });
+
+  await check('host: client commands are registered', async () => {
+    const commands = await vscode.commands.getCommands(true);
+    for (const id of CLIENT_COMMANDS) assert.ok(commands.includes(id), `command ${id} registered`);
+  });
+
+  if (!skipServer) {
+    await check('host: language server starts and registers its commands', async () => {
+      assert.ok(api, 'extension API');
+      assert.equal(await api.ready, true, 'server start succeeded (see the AutoDD log)');
+      assert.ok(api.isServerRunning(), 'server running');
+      const commands = await vscode.commands.getCommands(true);
+      for (const id of SERVER_COMMANDS) assert.ok(commands.includes(id), `server command ${id} registered`);
+    });
+
+    await check('host: diagnostics for a bad freeze marker', async () => {
+      const { doc } = await open('bad_freeze.py');
+      const diags = await waitFor('autodd diagnostics', () => {
+        const d = vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === 'autodd');
+        return d.length ? d : undefined;
+      });
+      assert.ok(diags.some((d) => d.range.start.line === 1), `a diagnostic on the freeze-start line: ${JSON.stringify(diags)}`);
+    });
+
+    await check('host: frozen regions arrive for decoration', async () => {
+      const { doc } = await open('frozen.py');
+      const ranges = await waitFor('frozen regions', () => {
+        const r = api.frozenRegions(doc.uri);
+        return r.length ? r : undefined;
+      });
+      assert.ok(ranges.some((r) => r.start.line <= 2 && r.end.line >= 2), `region covers line 3: ${JSON.stringify(ranges)}`);
+    });
+
+    await check('host: freeze and unfreeze selection change the document', async () => {
+      const { doc, editor } = await open('plain.py');
+      const original = doc.getText();
+      editor.selection = new vscode.Selection(1, 0, 3, 0); // lines 2-3
+      const applied = await vscode.commands.executeCommand('autodd-vscode.freeze');
+      assert.equal(applied, true, 'freeze applied');
+      const frozen = await waitFor('the freeze edit', () => (doc.getText() !== original ? doc.getText() : undefined), 10000);
+      assert.match(frozen, /autodd: freeze|__freeze__/, 'a freeze marker was added');
+      await waitFor('frozen regions after freeze', () => api.frozenRegions(doc.uri).length > 0, 10000);
+      // Select the frozen lines again (they may have moved) and unfreeze them.
+      const lines = frozen.split('\n');
+      const first = lines.findIndex((l) => /autodd: freeze|__freeze__/.test(l));
+      let last = first;
+      for (let i = first; i < lines.length; i++) if (/autodd: (end-freeze|freeze)|__freeze__/.test(lines[i])) last = i;
+      editor.selection = new vscode.Selection(first, 0, Math.min(last + 1, doc.lineCount - 1), 0);
+      const unapplied = await vscode.commands.executeCommand('autodd-vscode.unfreeze');
+      assert.equal(unapplied, true, 'unfreeze applied');
+      const after = await waitFor('the unfreeze edit', () => (doc.getText() !== frozen ? doc.getText() : undefined), 10000);
+      assert.doesNotMatch(after, /autodd: freeze|__freeze__/, 'markers removed');
+      assert.equal(after, original, 'unfreeze restores the original text');
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    });
+
+    await check('host: the "Minimize this failure" code action runs the VS Code flow', async () => {
+      const { doc } = await open('failing.py');
+      const actions = await waitFor('code actions', async () => {
+        const a = await vscode.commands.executeCommand(
+          'vscode.executeCodeActionProvider',
+          doc.uri,
+          new vscode.Range(0, 0, 0, 0),
+        );
+        return a && a.some((x) => /Minimize/.test(x.title)) ? a : undefined;
+      }, 15000);
+      const minimize = actions.find((x) => /Minimize/.test(x.title));
+      const command = minimize.command?.command ?? minimize.command;
+      assert.equal(command, 'autodd-vscode.minimize', `rerouted: ${JSON.stringify(minimize)}`);
+      assert.equal(String(minimize.command.arguments?.[0]), String(doc.uri));
+    });
+
+    await check('host: minimize (errMsg given) streams a smaller .min.py and settles it', async () => {
+      const { doc } = await open('failing.py');
+      const originalLines = doc.lineCount;
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', {
+        uri: doc.uri,
+        errMsg: 'shape mismatch',
+      });
+      assert.ok(result, 'minimize returned a result');
+      assert.equal(result.status, 'done', `status done: ${JSON.stringify(result)}`);
+      assert.ok(result.outputUri && result.outputUri.endsWith('failing.min.py'), `output beside: ${result.outputUri}`);
+      assert.ok(result.final.lines < result.original.lines, `smaller: ${JSON.stringify(result)}`);
+      const out = vscode.Uri.parse(result.outputUri);
+      const disk = fs.readFileSync(out.fsPath, 'utf8');
+      assert.ok(disk.split('\n').length < originalLines, 'the file on disk is smaller');
+      assert.match(disk, /shape mismatch/);
+      const outDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === out.toString());
+      if (outDoc) {
+        assert.equal(outDoc.isDirty, false, 'the result document is not left dirty');
+        assert.equal(outDoc.getText(), disk, 'the result document matches the disk');
+      }
+      assert.equal(doc.getText().split('\n').length, originalLines, 'the source is untouched');
+    });
+
+    await check('host: a bad interpreter stops the server; restoring it restarts', async () => {
+      const config = vscode.workspace.getConfiguration('autodd');
+      const before = config.inspect('interpreter')?.globalValue;
+      try {
+        await config.update('interpreter', '/nonexistent/bin/python', vscode.ConfigurationTarget.Global);
+        await waitFor('the server to stop', () => !api.isServerRunning(), 20000);
+        await sleep(1000);
+        assert.equal(api.isServerRunning(), false, 'server not running with a missing interpreter');
+      } finally {
+        await config.update('interpreter', before, vscode.ConfigurationTarget.Global);
+      }
+      await waitFor('the server to run again', () => api.isServerRunning(), 60000);
+    });
+  }
+
+  write(true);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) throw new Error(`${failed.length} extension-host check(s) failed`);
+};
