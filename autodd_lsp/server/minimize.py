@@ -111,6 +111,9 @@ class MinimizeRun:
         self.args = args
         self.state = RunState()
         self.progress = RunProgress(server, TITLE, args.get("progressToken"))
+        # A client that made its own progress token shows the outcome itself (from
+        # the command's result); messages from us would say it twice.
+        self.client_shows_outcome = bool(args.get("progressToken"))
         self.stream: DocumentStream | None = None
         self.output_path = source.path
         self.output_uri = source.uri
@@ -350,4 +353,5 @@ class MinimizeRun:
         return message
 
     def _notify(self, kind: types.MessageType, message: str) -> None:
-        self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        if not self.client_shows_outcome:
+            self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
