@@ -193,3 +193,10 @@ def test_result_is_verified_standalone_even_when_the_runner_was_fooled(program):
     out = path.parent / "min.py"
     out.write_text(summary.text)
     assert "parsed root" in run_standalone(out)
+
+
+def test_missing_interpreter_is_a_usage_error(program, no_leftovers):
+    path = program("inventory.py")
+    for backend in BACKENDS:
+        with pytest.raises(UsageError, match="cannot run candidates"):
+            reduce(path, MESSAGE, backend=backend, python=str(path.parent / "no-such-python"))

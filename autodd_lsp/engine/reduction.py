@@ -100,6 +100,10 @@ class Reduction:
         except NotReproducible as error:
             self._emit(Failed(str(error), error.output_tail))
             raise
+        except OSError as error:  # e.g. the interpreter vanished, the disk is full
+            reason = f"cannot run candidates with {self.options.python}: {error.strerror or error}"
+            self._emit(Failed(reason))
+            raise UsageError(reason) from None
         finally:
             backend.close()
             slots.remove()
