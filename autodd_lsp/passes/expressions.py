@@ -17,18 +17,31 @@ from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
 
 
-def replaceable_expressions(tree: ast.AST) -> Iterator[ast.expr]:
-    """Expressions whose text can be swapped: not assignment targets, not inside f-strings."""
+def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> Iterator[ast.expr]:
+    """Expressions whose text can be swapped: not assignment targets, not inside f-strings.
 
-    def visit(node: ast.AST) -> Iterator[ast.expr]:
+    With `worth_replacing`, also skip the callee of a call: `0(...)` and `x(...)`
+    for `x.f(...)` never help (the call's own parts cover the receiver).
+    """
+
+    def visit(node: ast.AST, skip: bool) -> Iterator[ast.expr]:
         if isinstance(node, ast.JoinedStr):
             return  # positions inside f-strings are unreliable before Python 3.12
-        if isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+        assignable = isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
+        if assignable and not skip:
             yield node
         for child in ast.iter_child_nodes(node):
-            yield from visit(child)
+            callee = worth_replacing and isinstance(node, ast.Call) and child is node.func
+            yield from visit(child, callee)
 
-    yield from visit(tree)
+    yield from visit(tree, False)
+
+
+def is_statement_value(source: Source, node: ast.expr) -> bool:
+    """The whole value of an expression statement such as `f(x)`: only a call can
+    usefully stand in for it (`print(run())` -> `run()`); a name or constant
+    would just be a statement with no effect, which removal already tried."""
+    return isinstance(source.parents.get(node), ast.Expr)
 
 
 def parts(node: ast.expr) -> list[ast.expr]:
@@ -64,8 +77,9 @@ def _usable(part: ast.AST) -> bool:
 def child_edits(source: Source, node: ast.expr, name: str) -> list[Edit]:
     start, end = source.span(node)
     edits = []
+    statement_value = is_statement_value(source, node)
     for part in parts(node):
-        if not _usable(part):
+        if not _usable(part) or (statement_value and not isinstance(part, (ast.Call, ast.Await))):
             continue
         kept = source.span(part)
         wrap = "{}" if fits(part, source.text[kept[0]:kept[1]], node) else "({})"
@@ -84,7 +98,7 @@ class ReplaceWithPart(ReductionPass):
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
-        for node in replaceable_expressions(ctx.source.tree):
+        for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
             if not ctx.is_frozen(node):
                 edits.extend(child_edits(ctx.source, node, self.name))
         return edits
@@ -104,8 +118,8 @@ class ReplaceWithConstant(ReductionPass):
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
-        for node in replaceable_expressions(ctx.source.tree):
-            if isinstance(node, _SIMPLE) or isinstance(node, ast.Starred) or ctx.is_frozen(node):
+        for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
+            if isinstance(node, (*_SIMPLE, ast.Starred)) or ctx.is_frozen(node) or is_statement_value(ctx.source, node):
                 continue
             start, end = ctx.source.span(node)
             if end - start > 1:
