@@ -109,7 +109,8 @@ def test_remove_elements_handles_commas():
 def test_removing_a_lone_element_takes_its_trailing_comma():
     text = "def k(\n    C: int,\n):\n    pass\nf(\n    x,\n)\n"
     results = single_edit_results("remove list elements", text)
-    assert "def k(\n    \n):\n    pass\nf(\n    x,\n)\n" in results
+    assert "def k(\n):\n    pass\nf(\n    x,\n)\n" in results
+    assert "def k(\n    C: int,\n):\n    pass\nf(\n)\n" in results
     assert all(compiles(r) for r in results)
 
 

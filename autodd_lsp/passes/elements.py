@@ -63,8 +63,17 @@ def removal_span(source: Source, spans: list[Span], index: int) -> Span:
     rest = source.text[end:]
     stripped = rest.lstrip()
     if stripped.startswith(","):  # a lone element with a trailing comma: `f(\n    x,\n)`
-        return start, end + len(rest) - len(stripped) + 1
-    return start, end
+        end += len(rest) - len(stripped) + 1
+    return _whole_lines_if_alone(source.text, start, end)
+
+
+def _whole_lines_if_alone(text: str, start: int, end: int) -> Span:
+    """Widen a removal to whole lines when nothing else is on them (no blank line left)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if line_end < 0 or text[line_start:start].strip() or text[end:line_end].strip():
+        return start, end
+    return line_start, line_end + 1
 
 
 @register
