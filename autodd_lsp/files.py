@@ -4,6 +4,25 @@ from __future__ import annotations
 
 import os
 import tempfile
+import tokenize
+
+
+def read_python_source(path: str) -> str:
+    """The text of a Python file, honouring its coding cookie; line breaks kept.
+
+    Raises OSError if it cannot be read, UnicodeDecodeError/SyntaxError if its bytes
+    do not match its declared encoding.
+    """
+    with open(path, "rb") as handle:
+        encoding, _ = tokenize.detect_encoding(handle.readline)
+    with open(path, encoding=encoding, newline="") as handle:
+        return handle.read()
+
+
+def beside_output_path(source: str) -> str:
+    """Where a result goes by default: `folder/name.py` -> `folder/name.min.py`."""
+    stem, _ = os.path.splitext(source)
+    return stem + ".min.py"
 
 
 def atomic_write(path: str, text: str) -> None:

@@ -30,7 +30,7 @@ from autodd_lsp.engine import (
     UsageError,
 )
 from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
-from autodd_lsp.files import atomic_write, writable_problem
+from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
 
 EXIT_NOT_REPRODUCIBLE = 1
 EXIT_USAGE = 2
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.output is None:
-        args.output = default_output(args.source)
+        args.output = beside_output_path(args.source)
     if args.err_msg is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
@@ -99,11 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     if not summary.verified:
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
-
-
-def default_output(source: str) -> str:
-    stem, _ = os.path.splitext(source)
-    return stem + ".min.py"
 
 
 def _suggest_messages(args: argparse.Namespace) -> int:
@@ -150,18 +145,15 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
 
 def _read_source(path: str) -> str:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        return read_python_source(path)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{path}: is a directory, not a Python file") from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UsageError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except (UnicodeDecodeError, SyntaxError) as error:
+        raise UsageError(f"{path}: text does not match its encoding: {error}") from None
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -14,7 +14,6 @@ import logging
 import os
 import shutil
 import threading
-import tokenize
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -35,7 +34,7 @@ from autodd_lsp.engine import (
     UsageError,
 )
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs
-from autodd_lsp.files import atomic_write
+from autodd_lsp.files import atomic_write, beside_output_path, read_python_source
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.progress import RunProgress, describe_progress, reduction_percentage
 from autodd_lsp.server.stream import DocumentStream
@@ -59,20 +58,6 @@ class SourceFile:
 
 
 # ---------------------------------------------------------------- small helpers
-
-def read_source(path: str) -> str:
-    """The text of a Python file, honouring a coding cookie; line breaks kept."""
-    with open(path, "rb") as handle:
-        encoding, _ = tokenize.detect_encoding(handle.readline)
-    with open(path, encoding=encoding, newline="") as handle:
-        return handle.read()
-
-
-def beside_path(path: str) -> str:
-    """`folder/name.py` -> `folder/name.min.py`."""
-    stem, _ = os.path.splitext(path)
-    return stem + ".min.py"
-
 
 def size_dict(size: Size) -> dict:
     return {"lines": size.lines, "nodes": size.nodes}
@@ -170,7 +155,7 @@ class MinimizeRun:
         if self.in_place:
             self._open_stream(self.source.text)  # from now on, an edit by the person stops the run
         else:
-            self.output_path = beside_path(self.source.path)
+            self.output_path = beside_output_path(self.source.path)
             self.output_uri = from_fs_path(self.output_path)
         await self.progress.begin("checking that the program fails", self.cancel)
         err_msg = self.args.get("errMsg")

@@ -21,8 +21,8 @@ from autodd_lsp.server.minimize import (
     SourceFile,
     as_arguments,
     interpreter_exists,
-    read_source,
 )
+from autodd_lsp.files import read_python_source
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class Minimizer:
         if not os.path.isfile(path):
             raise RunError(f"file not found: {path}")
         try:
-            text = read_source(path)
+            text = read_python_source(path)
         except (OSError, SyntaxError, UnicodeDecodeError) as error:
             raise RunError(f"cannot read {path}: {error}") from None
         document = self.server.workspace.text_documents.get(uri)
