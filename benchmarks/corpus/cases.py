@@ -1,0 +1,87 @@
+"""The benchmark corpus: each case is a failing program and the message to keep.
+
+Every program calls its entry point at module level (no __main__ guard),
+because the reference tool execs candidates with __name__ == "builtins".
+"""
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Callable
+
+CORPUS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = CORPUS_DIR.parent.parent
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    err_msg: str
+    # Per-candidate timeout handed to both tools (--timeout), in seconds.
+    timeout: int
+    description: str
+    source: Path | None = None
+    # For generated cases: writes the program into a folder, returns its path.
+    builder: Callable[[Path], Path] | None = None
+    # Modules the program imports; the harness skips the case if one is missing.
+    needs: tuple[str, ...] = ()
+
+    def materialize(self, folder: Path) -> Path:
+        """Put a fresh copy of the program in `folder` and return its path."""
+        folder.mkdir(parents=True, exist_ok=True)
+        if self.builder is not None:
+            return self.builder(folder)
+        target = folder / f"{self.name}.py"
+        shutil.copyfile(self.source, target)
+        return target
+
+
+def _build_argparse(folder: Path) -> Path:
+    from benchmarks.corpus import build_argparse_case
+
+    return build_argparse_case.write_case(folder)
+
+
+def _argparse_err_msg() -> str:
+    from benchmarks.corpus import build_argparse_case
+
+    return build_argparse_case.ERR_MSG
+
+
+CASES = [
+    Case(
+        name="tilelang_gemm",
+        err_msg="T.gemm K shape check failed",
+        timeout=60,
+        description="TileLang GEMM whose B shared tile is (N, K) instead of (K, N); fails while tracing",
+        source=REPO_ROOT / "examples" / "autodd" / "gemm_bug.py",
+        needs=("tilelang", "torch"),
+    ),
+    Case(
+        name="torch_shape",
+        err_msg="mat1 and mat2 shapes cannot be multiplied",
+        timeout=60,
+        description="small PyTorch transformer classifier; a nested Linear has the wrong in_features",
+        source=CORPUS_DIR / "torch_shape.py",
+        needs=("torch",),
+    ),
+    Case(
+        name="plain_python",
+        # The full line, numbers included: only a run of the inventory logic prints
+        # it, whereas the bare prefix also "reproduces" through a traceback quoting
+        # the raise statement's source.
+        err_msg="inventory invariant violated: B-200 has 3 reserved but only 2 on hand",
+        timeout=10,
+        description="pure-Python inventory interpreter; a stock adjustment breaks an invariant",
+        source=CORPUS_DIR / "plain_python.py",
+    ),
+    Case(
+        name="argparse_large",
+        err_msg=_argparse_err_msg(),
+        timeout=10,
+        description="stdlib argparse source (~2,600 lines) plus a CLI driver given an invalid choice",
+        builder=_build_argparse,
+    ),
+]
+
+CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1,0 +1,91 @@
+"""Size metrics for a program, and the standalone reproduction check."""
+
+import ast
+import io
+import shutil
+import subprocess
+import sys
+import tempfile
+import tokenize
+from pathlib import Path
+
+# Layout-only tokens: they do not count towards a program's size.
+_LAYOUT_TOKENS = {
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.COMMENT,
+    tokenize.ENDMARKER,
+}
+
+
+def count_ast_nodes(source: str) -> int | None:
+    try:
+        return sum(1 for _ in ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def count_tokens(source: str) -> int | None:
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return sum(1 for tok in tokens if tok.type not in _LAYOUT_TOKENS)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def count_lines(source: str) -> int:
+    """Non-blank lines, so formatting differences in blank lines don't count."""
+    return sum(1 for line in source.splitlines() if line.strip())
+
+
+def program_size(source: str) -> dict:
+    return {
+        "lines": count_lines(source),
+        "tokens": count_tokens(source),
+        "nodes": count_ast_nodes(source),
+    }
+
+
+def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict) -> dict:
+    """Run `program` with a fresh interpreter in an empty folder; look for err_msg.
+
+    The empty folder makes sure the output doesn't lean on files next to the
+    original (e.g. importing the unreduced program as a module).
+    """
+    with tempfile.TemporaryDirectory(prefix="autodd-repro-") as folder:
+        copy = Path(folder) / program.name
+        shutil.copyfile(program, copy)
+        try:
+            proc = subprocess.run(
+                [sys.executable, copy.name],
+                cwd=folder,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
+    found = err_msg in proc.stdout or err_msg in proc.stderr
+    strict = err_msg in proc.stdout or err_msg in without_traceback_frames(proc.stderr)
+    why = "" if found else f"exit {proc.returncode}, message absent: {_last_line(proc.stderr)}"
+    return {"reproduces": found, "strict": strict, "why": why}
+
+
+def without_traceback_frames(stderr: str) -> str:
+    """Drop the indented lines of tracebacks (frame headers, quoted source, carets).
+
+    Both tools accept a candidate when the message appears anywhere in the
+    output, and a traceback quotes the failing source line, so a program like
+    `raise f"<message>"` (a TypeError) "reproduces" by echoing its own source.
+    What is left here is the exception line itself and anything printed
+    unindented, which is where a genuine reproduction shows the message.
+    """
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith((" ", "\t")))
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "(no stderr)"
