@@ -298,7 +298,7 @@ def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int
 def adaptive_timeout(original_seconds: float, limit: float) -> float:
     """Candidates rarely run longer than the original: a hang a deletion introduces
     should cost seconds, not the whole --timeout."""
-    return min(limit, max(5.0, 10.0 * original_seconds + 2.0))
+    return min(limit, max(1.0, 10.0 * original_seconds + 1.0))
 
 
 def top_level_imports(tree: ast.Module) -> list[str]:
