@@ -107,7 +107,8 @@ class Reduction:
         finally:
             backend.close()
             slots.remove()
-        summary = Summary(original, self._best_size, self.best_text, self._stats(), self.cancelled, verified)
+        final = size_of(self.best_text)
+        summary = Summary(original, final, self.best_text, self._stats(), self.cancelled, verified)
         self._emit(Finished(summary))
         return summary
 
@@ -210,7 +211,7 @@ class Reduction:
         self._history.append(text)
         self.best_text = text
         self._tester.set_best(text)
-        self._best_size = size_of(text)
+        self._best_size = size_of(text, tokens=False)
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
 
