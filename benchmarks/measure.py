@@ -1,50 +1,31 @@
 """Size metrics for a program, and the standalone reproduction check."""
 
 import ast
-import io
 import shutil
 import subprocess
 import sys
 import tempfile
-import tokenize
 from pathlib import Path
 
-# Layout-only tokens: they do not count towards a program's size.
-_LAYOUT_TOKENS = {
-    tokenize.NL,
-    tokenize.NEWLINE,
-    tokenize.INDENT,
-    tokenize.DEDENT,
-    tokenize.COMMENT,
-    tokenize.ENDMARKER,
-}
+# One definition of size for the product and the benchmark: AST nodes via
+# ast.walk, tokens without layout, non-blank lines.
+from autodd_lsp.syntax.metrics import count_lines, count_nodes, count_tokens
 
 
 def count_ast_nodes(source: str) -> int | None:
+    """AST nodes, or None for text that does not parse (e.g. a half-written file)."""
     try:
-        return sum(1 for _ in ast.walk(ast.parse(source)))
+        return count_nodes(ast.parse(source))
     except (SyntaxError, ValueError):
         return None
 
 
-def count_tokens(source: str) -> int | None:
-    try:
-        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-        return sum(1 for tok in tokens if tok.type not in _LAYOUT_TOKENS)
-    except (tokenize.TokenError, SyntaxError):
-        return None
-
-
-def count_lines(source: str) -> int:
-    """Non-blank lines, so formatting differences in blank lines don't count."""
-    return sum(1 for line in source.splitlines() if line.strip())
-
-
 def program_size(source: str) -> dict:
+    nodes = count_ast_nodes(source)
     return {
         "lines": count_lines(source),
-        "tokens": count_tokens(source),
-        "nodes": count_ast_nodes(source),
+        "tokens": count_tokens(source) if nodes is not None else None,
+        "nodes": nodes,
     }
 
 
