@@ -314,6 +314,16 @@ FAILING_PROGRAMS = {
     "exit_message": "import sys\nsys.exit('fatal: giving up')\n",
     "exit_code": "import sys\nprint('out')\nsys.exit(3)\n",
     "keyboard_interrupt": "raise KeyboardInterrupt\n",
+    "forked_child_ends_first": """
+        import os, sys
+        child = os.fork()
+        if child == 0:
+            print("child done", flush=True)  # then ends like a script: it must not report for its parent
+        else:
+            os.waitpid(child, 0)
+            print("parent done", flush=True)
+            sys.exit(5)
+        """,
     "thread_and_atexit": """
         import atexit, threading, time
         atexit.register(print, "atexit ran")
@@ -349,7 +359,75 @@ def test_missing_file_is_reported_like_python(dirs):
     assert results["runner"].returncode == results["subproc"].returncode == 2
 
 
+def test_candidate_gets_the_descriptors_of_a_plain_run(backend_name, dirs):
+    path = write(dirs["candidates"], "cand.py", "import os\nprint(os.open(os.devnull, os.O_RDONLY))\n")
+    with make(backend_name, dirs) as backend:
+        result = backend.run(path, timeout=30)
+    assert result.stdout == b"3\n"
+
+
 # ------------------------------------------------------------ runner only
+
+
+def child_pids(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def spare_pids(backend: ForkServerBackend, not_these: list[int]) -> list[int]:
+    """The waiting spare children of the backend's servers (forked ahead of the next request)."""
+    end = time.monotonic() + 2.0
+    while True:
+        spares = [pid for server in server_pids(backend) for pid in child_pids(server) if pid not in not_these]
+        if spares or time.monotonic() > end:
+            return spares
+        time.sleep(0.01)
+
+
+def test_spare_child_killed_while_waiting_is_replaced(dirs):
+    path = write(dirs["candidates"], "cand.py", "import os\nprint(os.getpid())\n")
+    with make("runner", dirs) as backend:
+        ran = [int(backend.run(path, timeout=30).stdout)]
+        spares = spare_pids(backend, ran)
+        assert spares
+        for pid in spares:
+            os.kill(pid, signal.SIGKILL)
+        assert all(is_gone(pid) for pid in spares)
+        result = backend.run(path, timeout=30)
+        ran.append(int(result.stdout))
+        servers = server_pids(backend)
+        spares = spare_pids(backend, ran)
+        assert spares
+    assert result.returncode == 0 and ran[1] not in spares
+    assert all(is_gone(pid) for pid in servers + spares)  # close() leaves no spare behind
+
+
+def test_status_survives_a_candidate_taking_its_report_descriptor(dirs):
+    from autodd_lsp.execution.forkserver_main import HIGH_FD
+
+    high = min(HIGH_FD, os.sysconf("SC_OPEN_MAX") - 1)
+    taken = write(
+        dirs["candidates"],
+        "taken.py",
+        f"""
+        import os, sys
+        os.dup2(os.open("taken.txt", os.O_WRONLY | os.O_CREAT), {high})
+        sys.exit(4)
+        """,
+    )
+    closed = write(dirs["candidates"], "closed.py", "import os, sys\nos.closerange(3, 1 << 16)\nsys.exit(6)\n")
+    with make("runner", dirs) as backend:
+        assert backend.run(taken, timeout=30).returncode == 4
+        assert backend.run(closed, timeout=30).returncode == 6
+    assert (dirs["work"] / "taken.txt").read_bytes() == b""  # nothing reported into someone else's file
+
 
 
 def test_runner_candidates_cannot_influence_each_other(dirs):

@@ -412,7 +412,8 @@ class ForkServerBackend(Backend):
     def _fork(self, server: Server, path: str, stdout_w: int, stderr_w: int) -> int:
         """Hand the request to the server; return the candidate's pid."""
         try:
-            server.channel.send({"path": path, "cwd": self.cwd}, fds=[stdout_w, stderr_w])
+            request = {"path": path, "cwd": self.cwd, "folder": os.path.dirname(os.path.realpath(path))}
+            server.channel.send(request, fds=[stdout_w, stderr_w])
         except OSError:
             raise ServerDied from None
         finally:
