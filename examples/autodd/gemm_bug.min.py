@@ -10,7 +10,6 @@ class GemmConfig:
 def tiled_matmul(block_M, block_N, dtype, accum_dtype):
     @T.prim_func
     def gemm_kernel(
-        
     ):
         T.gemm(T.alloc_shared((0, 0), dtype), T.alloc_shared((cfg.block_N, 0), dtype), T.alloc_fragment((block_M, block_N), accum_dtype))
 
