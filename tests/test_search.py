@@ -1,6 +1,5 @@
 """ProbDD finds a minimal subset, and the parallel driver decides exactly as the sequential one."""
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 

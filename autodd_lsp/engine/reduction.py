@@ -26,7 +26,6 @@ from autodd_lsp.engine.events import (
     Finished,
     PassStarted,
     Progress,
-    Size,
     Started,
     Stats,
     Summary,

@@ -101,7 +101,7 @@ def inline_edit(source: Source, func: ast.FunctionDef, stmt: ast.stmt, call: ast
         delete(def_start, def_end),
     )
     weight = (def_end - def_start) // 4
-    return Edit(patches, name, weight=weight, label=func.name)
+    return Edit(patches, name, weight=weight)
 
 
 @register

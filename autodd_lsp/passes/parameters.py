@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
-from autodd_lsp.syntax.patch import Edit, Patch, delete
+from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -68,7 +68,7 @@ def parameter_edit(source: Source, func, param_index: int, calls: list[ast.Call]
         if span is not None:
             patches.append(delete(*span))
     weight = sum(p.end - p.start for p in patches)
-    return Edit(tuple(patches), pass_name, weight=weight, label=f"{func.name}({param.arg})")
+    return Edit(tuple(patches), pass_name, weight=weight)
 
 
 @register

@@ -54,7 +54,7 @@ def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], na
     for use in uses:
         start, end = source.span(use)
         patches.append(replace_with_span(start, end, kept, wrap))
-    return Edit(tuple(patches), "inline variables", weight=statement[1] - statement[0] - growth, label=name)
+    return Edit(tuple(patches), "inline variables", weight=statement[1] - statement[0] - growth)
 
 
 @register

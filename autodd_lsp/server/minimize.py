@@ -34,7 +34,7 @@ from autodd_lsp.engine import (
     UsageError,
 )
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs
-from autodd_lsp.files import atomic_write, beside_output_path, read_python_source
+from autodd_lsp.files import atomic_write, beside_output_path
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.progress import RunProgress, describe_progress, reduction_percentage
 from autodd_lsp.server.stream import DocumentStream

@@ -16,7 +16,7 @@ so a candidate never fails to parse just because a block became empty.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from autodd_lsp.syntax.source import Span
@@ -38,11 +38,6 @@ class Edit:
     patches: tuple[Patch, ...]
     pass_name: str
     weight: int = 0  # characters it removes, roughly: bigger edits are tried first
-    label: str = ""
-
-    @property
-    def span(self) -> Span:
-        return min(p.start for p in self.patches), max(p.end for p in self.patches)
 
 
 def delete(start: int, end: int) -> Patch:
