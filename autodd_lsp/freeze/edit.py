@@ -20,7 +20,7 @@ import re
 from autodd_lsp.freeze.comments import END_FREEZE, FREEZE, FREEZE_START, Annotation, annotation_run_end
 from autodd_lsp.freeze.model import FrozenRegion, TextEdit
 from autodd_lsp.freeze.parse import Analysis, analyse
-from autodd_lsp.freeze.source import BOM, Source, first_line, is_compound, parse_python
+from autodd_lsp.freeze.source import BOM, Source, first_line, is_compound, load_source
 from autodd_lsp.freeze.structure import line_target, marker_gap, selection_target
 
 LINE_COMMENT = "  # autodd: freeze"
@@ -29,7 +29,10 @@ LINE_COMMENT = "  # autodd: freeze"
 def freeze_edits(text: str, start_line: int, end_line: int) -> list[TextEdit]:
     analysis = analyse(text)
     source = analysis.source or _parse(text)
-    target = source and selection_target(source, *sorted((start_line, end_line)))
+    if source is None:
+        return []
+    source.whole_body()  # merging blocks looks around the selection: no index may shift later
+    target = selection_target(source, *sorted((start_line, end_line)))
     if not target:
         return []
     body, first, last = target
@@ -73,8 +76,8 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
 
 
 def _parse(text: str) -> Source | None:
-    tree = parse_python(text)
-    return Source(text, tree) if isinstance(tree, ast.Module) else None
+    source = load_source(text)
+    return source if isinstance(source, Source) else None
 
 
 def _all_frozen(source: Source, regions: list[FrozenRegion], statements: list[ast.stmt]) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from autodd_lsp.freeze.comments import DIRECTIVES, END_FREEZE, FREEZE, FREEZE_START, Annotation, find_annotations
 from autodd_lsp.freeze.explicit import FREEZE_NAME, explicit_freezes
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem
-from autodd_lsp.freeze.source import Source, parse_python
+from autodd_lsp.freeze.source import Source, load_source
 from autodd_lsp.freeze.structure import line_target, marker_gap
 
 START, END = "`# autodd: freeze-start`", "`# autodd: end-freeze`"
@@ -63,10 +63,9 @@ def analyse(text: str) -> Analysis:
 def _analyse(text: str) -> Analysis:
     if "autodd" not in text and FREEZE_NAME not in text:
         return Analysis(FreezeInfo())
-    tree = parse_python(text)
-    if isinstance(tree, Problem):
-        return Analysis(FreezeInfo(syntax_error=tree))
-    source = Source(text, tree)
+    source = load_source(text)
+    if isinstance(source, Problem):
+        return Analysis(FreezeInfo(syntax_error=source))
     annotations = find_annotations(source)
     found = _Findings(source)
     for annotation in annotations:
@@ -163,6 +162,7 @@ class _Findings:
     def block(self, block: Block) -> None:
         if block.start.line in self.nested_starts:  # the outer block already covers it
             return
+        self.source.body_for(block.start.line, block.end.line)  # before holding gaps into it
         start_gap, end_gap = marker_gap(self.source, block.start.line), marker_gap(self.source, block.end.line)
         for marker, gap, name in ((block.start, start_gap, START), (block.end, end_gap, END)):
             if gap is None:

@@ -12,6 +12,7 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
+from autodd_lsp.freeze.chunks import Chunk, ChunkParser, split_chunks
 from autodd_lsp.freeze.model import Problem, Span
 
 # The line breaks Python's tokenizer honours: \f, \v, \x1c, \u2028 ... are not.
@@ -37,6 +38,36 @@ _COMPOUND = (
 def split_lines(text: str) -> list[str]:
     """The text's lines without terminators, numbered as `ast` numbers them."""
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
+
+
+_MANY_NEW_CHUNKS = 8  # more than this: a text opened or pasted, parsed whole
+
+
+def load_source(text: str) -> Source | Problem:
+    """The text ready for analysis, or the Problem of why it does not parse.
+
+    Parsed by top-level chunks (see `chunks`), so a keystroke re-parses one.
+    At the first chunk that does not parse on its own, the rest of the text is
+    parsed as one chunk: the chunks above parsed, so it starts a statement, and
+    its verdict is the whole text's.
+    """
+    lines = split_lines(text)
+    chunks = split_chunks(lines)
+    if sum(not _CHUNKS.knows(chunk) for chunk in chunks) > _MANY_NEW_CHUNKS:
+        whole = parse_python(text)
+        if isinstance(whole, Problem):
+            return whole
+        if _CHUNKS.learn(chunks, whole):
+            return Source(text, chunks=chunks, lines=lines)
+    for index, chunk in enumerate(chunks):
+        if not _CHUNKS.parses(chunk):
+            rest = Chunk(chunk.first, len(lines), "\n".join(lines[chunk.first - 1 :]))
+            parsed = _CHUNKS.parse(rest)
+            if isinstance(parsed, Problem):
+                return parsed
+            chunks = chunks[:index] + [rest]
+            break
+    return Source(text, chunks=chunks, lines=lines)
 
 
 def parse_python(text: str) -> ast.Module | Problem:
@@ -99,13 +130,46 @@ def touching(body: list[ast.stmt], lo: int, hi: int) -> list[ast.stmt]:
     return found[::-1]
 
 
-class Source:
-    """The text, its lines and its AST."""
+_CHUNKS = ChunkParser(parse_python)
 
-    def __init__(self, text: str, tree: ast.Module):
+
+class Source:
+    """The text, its lines and its AST -- built chunk by chunk, as far as it is looked at.
+
+    `tree.body` holds only the top-level statements of the chunks asked for so
+    far (`body_for`, `walk_lines`): every question here is about a few lines,
+    and the statements on those lines are all it needs.
+    """
+
+    def __init__(self, text: str, chunks: list[Chunk], lines: list[str]):
         self.text = text
-        self.tree = tree
-        self.lines = split_lines(text)
+        self.lines = lines
+        self.tree = ast.Module(body=[], type_ignores=[])
+        self._chunks = chunks
+        self._chunk_starts = [chunk.first for chunk in chunks]
+        self._built: set[int] = set()  # indices of the chunks whose statements are in tree.body
+
+    def body_for(self, lo: int, hi: int) -> list[ast.stmt]:
+        """The module body, with every top-level statement on lines lo..hi in it.
+
+        Adding statements shifts indices into the body: take all the lines a
+        question needs in one call before holding on to positions.
+        """
+        self._build(range(self._chunk_at(lo), self._chunk_at(hi) + 1))
+        return self.tree.body
+
+    def whole_body(self) -> list[ast.stmt]:
+        return self.body_for(1, len(self.lines))
+
+    def _chunk_at(self, line: int) -> int:
+        return max(bisect_right(self._chunk_starts, line) - 1, 0)
+
+    def _build(self, indices: Iterable[int]) -> None:
+        missing = set(indices) - self._built
+        if missing:
+            self._built |= missing
+            statements = (_CHUNKS.statements(self._chunks[index]) for index in sorted(self._built))
+            self.tree.body[:] = [stmt for chunk in statements for stmt in chunk]
 
     def line(self, number: int) -> str:
         return self.lines[number - 1] if 1 <= number <= len(self.lines) else ""
@@ -197,6 +261,7 @@ class Source:
         self, lines: list[int], descend: Callable[[ast.AST], bool] = lambda node: True
     ) -> Iterator[ast.AST]:
         """The nodes that have one of the (sorted) `lines`, skipping every other subtree."""
+        self._build(self._chunk_at(line) for line in lines)
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()

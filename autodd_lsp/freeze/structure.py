@@ -30,7 +30,7 @@ class Gap:
 
 def line_target(source: Source, line: int, own_line: bool) -> LineTarget | None:
     """The innermost statement(s) on `line`; None when no statement is there."""
-    body = source.tree.body
+    body = source.body_for(line, line)
     while True:
         found = touching(body, line, line)
         if not found:
@@ -48,7 +48,7 @@ def line_target(source: Source, line: int, own_line: bool) -> LineTarget | None:
 
 def marker_gap(source: Source, line: int) -> Gap | None:
     """Where a block marker on its own `line` sits; None when it is inside a statement."""
-    body = source.tree.body
+    body = source.body_for(line, line)
     while True:
         index = bisect_left(body, line, key=first_line)
         if index == 0:
@@ -69,7 +69,7 @@ def marker_gap(source: Source, line: int) -> Gap | None:
 
 def selection_target(source: Source, lo: int, hi: int) -> tuple[list[ast.stmt], int, int] | None:
     """The whole statements of the innermost body that lines lo..hi touch: (body, first, last)."""
-    body = source.tree.body
+    body = source.body_for(lo, hi)
     outer: list[tuple[list[ast.stmt], ast.stmt]] = []  # (body, compound statement in it) descended through
     while True:
         found = touching(body, lo, hi)
