@@ -1,8 +1,9 @@
 """`parse_freeze`: every freeze annotation of a text, as regions and problems.
 
 Runs on every keystroke in the editor, so: a text that mentions neither
-`autodd` nor `__freeze__` returns at once (without even a syntax check), the
-AST is built once, and only the subtrees on annotated lines are visited.
+`autodd` nor `__freeze__` returns at once (without even a syntax check), only
+the top-level chunks an edit changed are parsed again (`chunks`), and only the
+subtrees on annotated lines are visited.
 """
 
 from __future__ import annotations
