@@ -1,4 +1,4 @@
-"""Writing results safely: a reader never sees a half-written file."""
+"""Reading sources and writing files: results safely (a reader never sees a half-written one), scratch files fast."""
 
 from __future__ import annotations
 
@@ -41,6 +41,23 @@ def atomic_write(path: str, text: str) -> None:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
+
+
+def overwrite(path: str, data: bytes) -> None:
+    """Replace the contents of a scratch file (candidates, thousands of times a run).
+
+    Written over in place, then cut to length: truncating to zero first, as
+    open(path, "w") does, makes ext4 push the data to disk at close (its guard
+    for files replaced by truncation), which costs ~20x more.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
 
 
 def writable_problem(path: str) -> str | None:

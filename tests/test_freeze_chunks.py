@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.freeze.chunks import ChunkParser, split_chunks
-from autodd_lsp.freeze.source import Source, load_source, parse_python, split_lines
+from autodd_lsp.freeze.chunks import ChunkParser
+
+from autodd_lsp.freeze.source import Source, load_source, parse_python
+from autodd_lsp.syntax.chunks import split_chunks, split_lines
 
 TRICKY = {
     "docstring with column-0 lines": '"""Title.\n\nx = 1\nimport os\n"""\nimport sys\n',

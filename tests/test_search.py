@@ -1,5 +1,6 @@
 """ProbDD finds a minimal subset, and the parallel driver decides exactly as the sequential one."""
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -61,7 +62,26 @@ def test_stale_work_is_cancelled_after_an_acceptance():
         cancelled.append(cancel.wait(5))  # speculative: should be cancelled, not finish
         return False
 
-    with ThreadPoolExecutor(3) as pool:
-        applied = search(ProbDD(6), test, pool, 3, lambda applied: None, lambda: False)
+    with ThreadPoolExecutor(3) as pool:  # 2 jobs: 2 running and 1 prepared
+        applied = search(ProbDD(6), test, pool, 2, lambda applied: None, lambda: False)
     assert sorted(applied) == list(range(6))
     assert cancelled == [True, True]
+
+
+def test_one_more_candidate_than_jobs_is_prepared():
+    """While `jobs` candidates run, the next is already being prepared (at -j 1 too)."""
+    active, most = [0], [0]
+    lock = threading.Lock()
+
+    def test(indices, cancel):
+        with lock:
+            active[0] += 1
+            most[0] = max(most[0], active[0])
+        time.sleep(0.01)
+        with lock:
+            active[0] -= 1
+        return False
+
+    with ThreadPoolExecutor(4) as pool:
+        search(ProbDD(8), test, pool, 1, lambda applied: None, lambda: False)
+    assert most[0] == 2

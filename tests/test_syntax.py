@@ -63,3 +63,27 @@ def test_sizes_and_order():
     assert count_lines("\n\n") == 0
     assert order_key("x = 64") < order_key("x = 99")
     assert order_key("x = 1") < order_key("x = 10")
+
+
+def test_select_patches_keeps_exactly_the_edits_that_cross_nothing_chosen_before():
+    """The indexed selection agrees with the pairwise rule on random nested, crossing and empty patches."""
+    import random
+
+    from autodd_lsp.syntax.patch import Edit, Patch, _crosses, select_patches
+
+    def pairwise(edits, guards):
+        chosen = []
+        for edit in edits:
+            if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
+                chosen.extend(edit.patches)
+        return {id(p) for p in chosen + list(guards)}
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        def patch(guard=False):
+            start = rng.randrange(50)
+            return Patch(start, start + rng.choice([0, 0, 1, 2, 5, 10, 30]), lambda render: "", guard=guard)
+
+        guards = [patch(guard=True) for _ in range(rng.randrange(4))]
+        edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, 12))]
+        assert {id(p) for p in select_patches(edits, guards)} == pairwise(edits, guards)

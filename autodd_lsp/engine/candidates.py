@@ -3,7 +3,11 @@
 Order of checks, cheapest first: not smaller than the current best (reduction
 must make progress), already seen (content-hash cache), does not compile or
 breaks frozen code (rejected without running), then a run in a free job slot
-judged by the oracle.
+judged by the oracle. The compilation is handed to the backend, so that a
+warm runner need not compile the candidate again.
+
+There is one file slot more than jobs: the search prepares (renders, compiles,
+writes) the next candidate while `jobs` others run.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ import queue
 import shutil
 import tempfile
 import threading
-import warnings
 from dataclasses import dataclass
+from types import CodeType
 from typing import Callable
 
+from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.execution import Backend, RunResult
+from autodd_lsp.files import overwrite
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.syntax.metrics import order_key
 
@@ -31,16 +37,16 @@ class Counters:
 
 
 class JobSlots:
-    """One private folder per job; a candidate is written there under the original's file name.
+    """One private folder per candidate in flight; it is written there under the original's file name.
 
     Keeping the file name makes tracebacks look like the original's; a folder
-    per job lets parallel candidates never share a file.
+    per candidate lets parallel candidates never share a file.
     """
 
-    def __init__(self, jobs: int, file_name: str) -> None:
+    def __init__(self, count: int, file_name: str) -> None:
         self.root = tempfile.mkdtemp(prefix="autodd-")
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
-        for index in range(jobs):
+        for index in range(count):
             folder = os.path.join(self.root, f"job{index}")
             os.mkdir(folder)
             self._free.put(os.path.join(folder, file_name))
@@ -55,21 +61,12 @@ class JobSlots:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def compiles(text: str, file_name: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings of candidates are not ours to show
-            compile(text, file_name, "exec", dont_inherit=True)
-        return True
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-
-
 class CandidateTester:
-    def __init__(self, backend: Backend, slots: JobSlots, file_name: str) -> None:
+    def __init__(self, backend: Backend, slots: JobSlots, jobs: int) -> None:
         self.backend = backend
         self.slots = slots
-        self.file_name = file_name
+        self._running = threading.BoundedSemaphore(jobs)
+        self._compiler = CandidateCompiler()
         self.oracle: FailureOracle | None = None
         self.timeout = 60.0
         self.counters = Counters()
@@ -95,17 +92,23 @@ class CandidateTester:
         self._best_key = order_key(text)
 
     def run(self, text: str, timeout: float, cancel: threading.Event) -> RunResult:
+        """Run `text` (the original, or a text known to compile) whatever it is."""
+        path = self.slots.acquire()
+        try:
+            return self._run_at(path, text, self._compiler.compile(text, path), timeout, cancel)
+        finally:
+            self.slots.release(path)
+
+    def _run_at(self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel) -> RunResult:
         with self._lock:
             if self._stopped:
                 cancel.set()
             self._active.add(cancel)
-        path = self.slots.acquire()
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return self.backend.run(path, timeout, cancel)
+            overwrite(path, text.encode("utf-8", "surrogatepass"))
+            with self._running:  # the others in flight end (or are cancelled) soon
+                return self.backend.run(path, timeout, cancel, code=code)
         finally:
-            self.slots.release(path)
             with self._lock:
                 self._active.discard(cancel)
 
@@ -119,12 +122,17 @@ class CandidateTester:
             if known is not None:
                 self.counters.cache_hits += 1
                 return known
-        if not compiles(text, self.file_name) or not self.well_formed(text):
-            with self._lock:
-                self.counters.rejected_unparsable += 1
-                self._verdicts[digest] = False
-            return False
-        result = self.run(text, self.timeout, cancel)
+        path = self.slots.acquire()
+        try:
+            code = self._compiler.compile(text, path)
+            if code is None or not self.well_formed(text):
+                with self._lock:
+                    self.counters.rejected_unparsable += 1
+                    self._verdicts[digest] = False
+                return False
+            result = self._run_at(path, text, code, self.timeout, cancel)
+        finally:
+            self.slots.release(path)
         if result.cancelled:
             return False  # incomplete: never cached
         verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Callable
 
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
@@ -37,11 +38,12 @@ from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, search
-from autodd_lsp.syntax.metrics import size_of
+from autodd_lsp.syntax.metrics import Size, count_lines, size_of
 from autodd_lsp.syntax.patch import Edit, render, select_patches
 from autodd_lsp.syntax.source import Source
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
+SIZE_RECOUNT = 0.2  # seconds between node counts of accepted texts
 _TIDY_GROUP = 5
 
 
@@ -64,6 +66,7 @@ class Reduction:
         self._stopped = threading.Event()
         self._started_at = time.monotonic()
         self._best_size = size_of(source_text, self._tree)
+        self._size_counted_at = 0.0
         self._accepted = 0
         self._current_pass = ""
         self._last_progress = 0.0
@@ -78,7 +81,7 @@ class Reduction:
         self._started_at = time.monotonic()
         original = self._best_size
         self._emit(Started(original, self.original_text))
-        slots = JobSlots(self.options.jobs, os.path.basename(self.path))
+        slots = JobSlots(self.options.jobs + 1, os.path.basename(self.path))
         backend = create_backend(
             self.options.backend,
             python=self.options.python,
@@ -88,10 +91,10 @@ class Reduction:
             preload=top_level_imports(self._tree),
             output_limit=self.options.output_limit,
         )
-        self._tester = CandidateTester(backend, slots, os.path.basename(self.path))
+        self._tester = CandidateTester(backend, slots, self.options.jobs)
         verified = False
         try:
-            with ThreadPoolExecutor(self.options.jobs, thread_name_prefix="autodd-job") as pool:
+            with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
                 self._reduce(pool)
             backend.close()  # free the warm servers before the standalone check
@@ -210,9 +213,21 @@ class Reduction:
         self._history.append(text)
         self.best_text = text
         self._tester.set_best(text)
-        self._best_size = size_of(text, tokens=False)
+        self._best_size = self._size_for_progress(text)
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
+
+    def _size_for_progress(self, text: str) -> Size:
+        """The size shown while reducing; nodes recounted at most every SIZE_RECOUNT seconds.
+
+        Counting nodes parses the text: on a big file, acceptances in quick
+        succession would spend more on that than on their candidates.
+        """
+        now = time.monotonic()
+        if now - self._size_counted_at < SIZE_RECOUNT:
+            return replace(self._best_size, lines=count_lines(text), chars=len(text))
+        self._size_counted_at = now
+        return size_of(text, tokens=False)
 
     def _verify_standalone(self, slots: JobSlots) -> bool:
         """Re-run the result in a fresh interpreter, exactly as a user will.
@@ -231,7 +246,7 @@ class Reduction:
             output_limit=self.options.output_limit,
         )
         with fresh:
-            checker = CandidateTester(fresh, slots, os.path.basename(self.path))
+            checker = CandidateTester(fresh, slots, jobs=1)
             checker.oracle = self._tester.oracle
             self._verifier = checker
 

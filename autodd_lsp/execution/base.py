@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from types import CodeType
 from typing import Sequence
 
 
@@ -66,8 +67,16 @@ class Backend(ABC):
         """Warm up (a runner imports `preload` here). Idempotent; may take seconds."""
 
     @abstractmethod
-    def run(self, path: str, timeout: float, cancel: threading.Event | None = None) -> RunResult:
-        """Run the file at `path`; return when it ends, times out, or `cancel` is set."""
+    def run(
+        self, path: str, timeout: float, cancel: threading.Event | None = None, code: Sequence[CodeType] | None = None
+    ) -> RunResult:
+        """Run the file at `path`; return when it ends, times out, or `cancel` is set.
+
+        `code`, if given, is the caller's compilation of the file: code objects
+        that, run one after another in the module's namespace, do what
+        `compile(text of path, path, "exec", dont_inherit=True)` would (see
+        engine/compiler.py). A backend may run them instead of compiling again.
+        """
 
     @abstractmethod
     def close(self) -> None:

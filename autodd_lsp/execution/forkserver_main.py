@@ -11,8 +11,10 @@ Protocol, one JSON object a line:
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
                      "tainted": null | {"index": i, "reason": why}}     then exits if tainted
-  client -> server  {"path": p, "cwd": d, "folder": f} + fds [stdout_w, stderr_w]
-                                            per candidate (f: realpath(p)'s folder)
+  client -> server  {"path": p, "cwd": d, "folder": f, "code": c} + fds [stdout_w, stderr_w]
+                                            per candidate (f: realpath(p)'s folder; c: "" or a
+                                            file of code_header() + marshal of a tuple of
+                                            code objects to run in order: p's code)
   server -> client  {"pid": pid} once a child has it, {"status": s, "duration": d} at its end
 
 Each request goes to a "spare" child forked (and set up) while the client was busy
@@ -28,6 +30,7 @@ import atexit  # noqa: E402
 import builtins  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
+import marshal  # noqa: E402
 import os  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
@@ -52,6 +55,7 @@ HIGH_FD = 1023  # where a candidate keeps its report socket (lowered to RLIMIT_N
 REPORT = None  # in a candidate: its Report
 REHEARSAL = b"print(1)\n"
 INHERITED_FINALIZERS = None
+CODE_HEADER = None  # in the server and its children: code_header()
 
 
 class Channel:
@@ -98,8 +102,16 @@ class Channel:
                 return message
 
 
+def code_header():
+    """What a marshalled code object must start with to be run here instead of compiled."""
+    from importlib.util import MAGIC_NUMBER
+
+    return MAGIC_NUMBER + bytes([sys.flags.optimize & 0xFF])
+
+
 def main():
-    global LIBC, SERVER_PID
+    global LIBC, SERVER_PID, CODE_HEADER
+    CODE_HEADER = code_header()
     LIBC = load_libc()
     SERVER_PID = os.getpid()
     channel = Channel(socket.socket(fileno=int(sys.argv[1])))
@@ -285,7 +297,7 @@ class Spare:
 
 def hand_over(spare, request, fds, channel):
     """Give `spare` the request (path, cwd, folder) and the output pipes; return the Candidate."""
-    fields = (request["path"], request["cwd"], request["folder"])
+    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""))
     message = "\0".join(fields).encode("utf-8", "surrogatepass")
     for attempt in range(2):
         try:
@@ -395,13 +407,13 @@ def become_candidate(channel, report):
         if not data:
             os._exit(0)  # the server let go of this spare
         report.pid = os.getpid()  # from now on it is a candidate, with a status to report
-        path, cwd, folder = data.decode("utf-8", "surrogatepass").split("\0")
+        path, cwd, folder, code_file = data.decode("utf-8", "surrogatepass").split("\0")
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)
         for fd in fds:
             os.close(fd)
         os.chdir(cwd)
-        status = run_as_main(path, folder, main_module)
+        status = run_as_main(path, folder, main_module, code_file)
     except BaseException as exc:  # our own failure; never fall back into the server loop
         os.write(2, ("autodd fork server: %r\n" % (exc,)).encode())
         status = 70
@@ -457,7 +469,7 @@ def rehearse():
     """
     try:
         read_source(os.devnull)
-        compile(REHEARSAL, "<autodd rehearsal>", "exec", dont_inherit=True)
+        marshal.loads(marshal.dumps(compile(REHEARSAL, "<autodd rehearsal>", "exec", dont_inherit=True)))
         print(end="")
         REPORT.identify()
     except Exception:
@@ -475,11 +487,12 @@ def die_with_server():
             os._exit(70)
 
 
-def run_as_main(path, folder, main_module):
+def run_as_main(path, folder, main_module, code_file=""):
     """Run `path` as `python path` would; return the exit status (negative: a signal).
 
     `folder` is the one holding `path` once symlinks are resolved (sys.path[0]); the
-    client works it out, as it is cheaper there than in a cold child.
+    client works it out, as it is cheaper there than in a cold child. `code_file`,
+    if usable, holds the client's compilation of `path`, which saves compiling here.
     """
     sys.argv[:] = [path]
     if hasattr(sys, "orig_argv"):
@@ -488,8 +501,11 @@ def run_as_main(path, folder, main_module):
         sys.path.insert(0, folder)
     name_main(main_module, path)
     try:
-        code = compile(read_source(path), path, "exec", dont_inherit=True)
-        exec(code, main_module.__dict__)
+        codes = load_code(code_file) if code_file else None
+        if codes is None:
+            codes = [compile(read_source(path), path, "exec", dont_inherit=True)]
+        for code in codes:  # the module's top-level chunks, in order
+            exec(code, main_module.__dict__)
         status = 0
     except CannotOpen as exc:
         program = getattr(sys, "orig_argv", [sys.executable])[0]
@@ -557,6 +573,18 @@ def read_source(path):
             os.close(fd)
     except OSError as exc:
         raise CannotOpen(exc) from None
+
+
+def load_code(code_file):
+    """The code objects in `code_file`, or None if made by another Python or unreadable."""
+    try:
+        data = read_source(code_file)
+        if data[: len(CODE_HEADER)] == CODE_HEADER:
+            codes = marshal.loads(memoryview(data)[len(CODE_HEADER) :])
+            return codes if isinstance(codes, tuple) else None
+    except Exception:
+        pass
+    return None
 
 
 def system_exit_status(exc):

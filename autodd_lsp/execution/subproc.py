@@ -10,6 +10,8 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
+from types import CodeType
 
 from autodd_lsp.execution.base import Backend, RunResult
 from autodd_lsp.execution.capture import (
@@ -29,7 +31,10 @@ class SubprocessBackend(Backend):
         self._env = candidate_env(self.extra_sys_path)
         self._running = RunningGroups()
 
-    def run(self, path: str, timeout: float, cancel: threading.Event | None = None) -> RunResult:
+    def run(
+        self, path: str, timeout: float, cancel: threading.Event | None = None, code: Sequence[CodeType] | None = None
+    ) -> RunResult:
+        # `code` is of no use to a fresh interpreter: it compiles the file as `python` would.
         if self._running.closed or (cancel is not None and cancel.is_set()):
             return cancelled_result()
         path = os.path.abspath(path)

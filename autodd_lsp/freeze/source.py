@@ -12,7 +12,8 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
-from autodd_lsp.freeze.chunks import Chunk, ChunkParser, split_chunks
+from autodd_lsp.freeze.chunks import ChunkParser
+from autodd_lsp.syntax.chunks import Chunk, split_chunks, split_lines
 from autodd_lsp.freeze.model import Problem, Span
 
 # The line breaks Python's tokenizer honours: \f, \v, \x1c, \u2028 ... are not.
@@ -33,11 +34,6 @@ _COMPOUND = (
     ast.Try,
     ast.Match,
 ) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
-
-
-def split_lines(text: str) -> list[str]:
-    """The text's lines without terminators, numbered as `ast` numbers them."""
-    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
 _MANY_NEW_CHUNKS = 8  # more than this: a text opened or pasted, parsed whole

@@ -1,7 +1,8 @@
 """Run a strategy with up to N candidates in flight, deterministically.
 
 Most candidates fail, so while one runs we speculate that it fails and start the
-proposals that would follow. Results are consumed strictly in proposal order;
+proposals that would follow: `jobs` of them run, and one more is prepared
+(rendered, compiled) meanwhile, ready to start the moment a job frees up. Results are consumed strictly in proposal order;
 when one succeeds, everything started after it is stale: it is cancelled (its
 processes killed) and the strategy goes on from the success. The sequence of
 decisions is therefore exactly the sequential one, at any number of jobs.
@@ -34,7 +35,7 @@ def search(
     speculative = strategy.copy()
     try:
         while not stopped():
-            while len(in_flight) < jobs:
+            while len(in_flight) < jobs + 1:
                 subset = speculative.propose()
                 if subset is None:
                     break

@@ -16,6 +16,7 @@ so a candidate never fails to parse just because a block became empty.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -80,17 +81,43 @@ def _crosses(a: Patch, b: Patch) -> bool:
 
 def select_patches(edits: Iterable[Edit], guards: Sequence[Patch]) -> list[Patch]:
     """The patches to apply: guards, then each edit whose patches fit with those chosen."""
-    chosen: list[Patch] = list(guards)
+    chosen = _Intervals()
+    placed_guards = _Intervals(guards)
     edit_patches: list[Patch] = []
     for edit in edits:
-        if any(_crosses(p, q) for p in edit.patches for q in edit_patches):
+        if any(chosen.crossed_by(p) or placed_guards.crossed_by(p) for p in edit.patches):
             continue
-        if any(_crosses(p, g) for p in edit.patches for g in guards):
-            continue
+        for patch in edit.patches:
+            chosen.add(patch)
         edit_patches.extend(edit.patches)
-    chosen.extend(edit_patches)
-    chosen.sort(key=_sort_key)
-    return chosen
+    selected = list(guards) + edit_patches
+    selected.sort(key=_sort_key)
+    return selected
+
+
+class _Intervals:
+    """Patches sorted by start, to find those a new one crosses without comparing with all.
+
+    A patch crossing [s, e) overlaps it, so it starts before e and, being at most
+    `longest` long, after s - longest: only that window is compared (ends
+    included, for insertions at one point).
+    """
+
+    def __init__(self, patches: Iterable[Patch] = ()) -> None:
+        self._patches = sorted(patches, key=lambda p: p.start)
+        self._starts = [p.start for p in self._patches]
+        self._longest = max((p.end - p.start for p in self._patches), default=0)
+
+    def add(self, patch: Patch) -> None:
+        index = bisect_right(self._starts, patch.start)
+        self._starts.insert(index, patch.start)
+        self._patches.insert(index, patch)
+        self._longest = max(self._longest, patch.end - patch.start)
+
+    def crossed_by(self, patch: Patch) -> bool:
+        lo = bisect_left(self._starts, patch.start - self._longest)
+        hi = bisect_right(self._starts, patch.end)  # also a same-point insertion
+        return any(_crosses(patch, other) for other in self._patches[lo:hi])
 
 
 def render(text: str, patches: Sequence[Patch]) -> str:

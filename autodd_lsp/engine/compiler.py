@@ -1,0 +1,98 @@
+"""Compiling candidates one top-level chunk at a time.
+
+Every candidate is compiled before it runs: to reject one that does not
+compile without running it, and to hand the code to the runner (a fork that
+compiled it again would pay a copy-on-write fault for every page the compiler
+writes). A candidate differs from the last in a statement or two, so each
+top-level chunk (`syntax.chunks`) is compiled once, by text; where a chunk has
+moved, its code objects are given their new line numbers instead (line tables
+are relative to `co_firstlineno`, so this is exact) and the candidate's path.
+
+The chunks' code objects then run one after another in the module's
+namespace, as the module's own code would. Where that could differ, the
+whole text is compiled instead: a chunk that does not compile alone, a
+`__future__` import after the first chunk, a later chunk that alone would
+compile to a docstring.
+"""
+
+from __future__ import annotations
+
+import __future__
+import warnings
+from collections import OrderedDict
+from types import CodeType
+
+from autodd_lsp.syntax.chunks import Chunk, recall, remember, split_chunks, split_lines
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+
+_CACHE_SIZE = 8192  # chunks (and placed copies): a run's recent candidates
+_COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+def compile_whole(text: str, path: str) -> CodeType | None:
+    """`text` compiled as `python path` would compile it; None if it does not compile."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings of candidates are not ours to show
+            return compile(text, path, "exec", dont_inherit=True)
+    except _COMPILE_ERRORS:
+        return None
+
+
+class CandidateCompiler:
+    """Compiles candidate texts into code objects to run in order; caches per chunk. Thread-safe."""
+
+    def __init__(self, size: int = _CACHE_SIZE) -> None:
+        self._size = size
+        self._compiled: OrderedDict[tuple[str, int], CodeType | bool] = OrderedDict()
+        self._placed: OrderedDict[tuple[str, int, int, str], CodeType] = OrderedDict()
+
+    def compile(self, text: str, path: str) -> tuple[CodeType, ...] | None:
+        """The code of `text` as if at `path`; None if `text` does not compile."""
+        chunks = split_chunks(split_lines(text))
+        codes: list[CodeType] = []
+        flags = 0
+        for index, chunk in enumerate(chunks):
+            if index and "__future__" in chunk.text:
+                return _whole(text, path)
+            code = self._chunk_code(chunk.text, flags)
+            if code is None or (index and "__doc__" in code.co_names):
+                return _whole(text, path)
+            if index == 0:
+                flags = code.co_flags & _FUTURE_FLAGS
+            codes.append(self._place(chunk, flags, code, path))
+        return tuple(codes)
+
+    def _chunk_code(self, text: str, flags: int) -> CodeType | None:
+        found = recall(self._compiled, (text, flags))
+        if found is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    found = compile(text, "<chunk>", "exec", flags=flags, dont_inherit=True)
+            except _COMPILE_ERRORS:
+                found = False
+            remember(self._compiled, (text, flags), found, self._size)
+        return found or None
+
+    def _place(self, chunk: Chunk, flags: int, code: CodeType, path: str) -> CodeType:
+        key = (chunk.text, flags, chunk.first, path)
+        placed = recall(self._placed, key)
+        if placed is None:
+            placed = _relocated(code, chunk.first - 1, path)
+            remember(self._placed, key, placed, self._size)
+        return placed
+
+
+def _whole(text: str, path: str) -> tuple[CodeType, ...] | None:
+    code = compile_whole(text, path)
+    return None if code is None else (code,)
+
+
+def _relocated(code: CodeType, shift: int, path: str) -> CodeType:
+    """`code` and the code nested in it, moved down `shift` lines and into file `path`."""
+    consts = tuple(_relocated(c, shift, path) if isinstance(c, CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + shift, co_filename=path, co_consts=consts)
