@@ -570,3 +570,35 @@ def test_tilelang_candidate_on_a_warm_runner(dirs):
         assert backend.preloaded == ["tilelang", "tilelang.language", "torch"]
     assert result.stdout == b"6\n" and b"RuntimeError: reproduced" in result.stderr
     assert result.duration < 1.0
+
+
+def test_runner_preloads_what_the_program_imported_lazily(dirs):
+    """After a `learn_imports` run, the servers restart with the modules that run imported."""
+    path = write(
+        dirs["candidates"],
+        "lazy.py",
+        """
+        import sys
+        print("preloaded" if "http.client" in sys.modules else "cold")
+        def work():
+            import http.client, email.mime.text, xml.dom.minidom, json, csv, decimal
+        work()
+        """,
+    )
+    with make("runner", dirs) as backend:
+        first = backend.run(path, 30, learn_imports=True)
+        assert first.stdout == b"cold\n"
+        assert backend.learned_imports >= 20
+        second = backend.run(path, 30)
+    assert second.stdout == b"preloaded\n"
+    assert "http.client" in backend.preloaded
+
+
+def test_runner_ignores_a_few_lazy_imports(dirs):
+    """A couple of modules are not worth restarting the servers for."""
+    source = "import sys\nprint('colorsys' in sys.modules)\ndef f():\n    import colorsys\nf()\n"
+    path = write(dirs["candidates"], "few.py", source)
+    with make("runner", dirs) as backend:
+        backend.run(path, 30, learn_imports=True)
+        assert backend.learned_imports == 0
+        assert backend.run(path, 30).stdout == b"False\n"

@@ -91,15 +91,18 @@ class CandidateTester:
     def set_best(self, text: str) -> None:
         self._best_key = order_key(text)
 
-    def run(self, text: str, timeout: float, cancel: threading.Event) -> RunResult:
+    def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
         path = self.slots.acquire()
         try:
-            return self._run_at(path, text, self._compiler.compile(text, path), timeout, cancel)
+            code = self._compiler.compile(text, path)
+            return self._run_at(path, text, code, timeout, cancel, learn_imports)
         finally:
             self.slots.release(path)
 
-    def _run_at(self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel) -> RunResult:
+    def _run_at(
+        self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel, learn_imports=False
+    ) -> RunResult:
         with self._lock:
             if self._stopped:
                 cancel.set()
@@ -107,7 +110,7 @@ class CandidateTester:
         try:
             overwrite(path, text.encode("utf-8", "surrogatepass"))
             with self._running:  # the others in flight end (or are cancelled) soon
-                return self.backend.run(path, timeout, cancel, code=code)
+                return self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
         finally:
             with self._lock:
                 self._active.discard(cancel)

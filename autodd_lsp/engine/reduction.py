@@ -33,7 +33,7 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
-from autodd_lsp.execution import create_backend
+from autodd_lsp.execution import RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
@@ -128,7 +128,7 @@ class Reduction:
     # -- steps -----------------------------------------------------------------
     def _check_original(self) -> None:
         tester = self._tester
-        result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
+        result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=True)
         if self.cancelled:
             return
         oracle = FailureOracle(
@@ -137,11 +137,19 @@ class Reduction:
         if not oracle.reproduced_by_original:
             raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
         tester.oracle = oracle
-        tester.timeout = adaptive_timeout(result.duration, self.options.timeout)
+        tester.timeout = adaptive_timeout(self._warm_duration(result, oracle), self.options.timeout)
         tester.set_best(self.original_text)
         frozen = frozen_fingerprint(self.original_text)
         if frozen:
             tester.well_formed = lambda text: frozen_fingerprint(text) == frozen
+
+    def _warm_duration(self, first: RunResult, oracle: FailureOracle) -> float:
+        """How long the original runs once the backend preloads what it imports lazily."""
+        if not self._tester.backend.learned_imports or first.timed_out:
+            return first.duration
+        again = self._tester.run(self.original_text, self.options.timeout, self._tester.new_cancel_event())
+        warm = not again.cancelled and oracle.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
+        return again.duration if warm else first.duration
 
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()
@@ -311,9 +319,15 @@ def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int
 
 
 def adaptive_timeout(original_seconds: float, limit: float) -> float:
-    """Candidates rarely run longer than the original: a hang a deletion introduces
-    should cost seconds, not the whole --timeout."""
-    return min(limit, max(1.0, 10.0 * original_seconds + 1.0))
+    """How long a candidate may run: 5x the original, at least half a second, at most --timeout.
+
+    A candidate that runs much longer than the original has almost always left
+    the failing path (a hang, or -- typical for kernels -- a "fixed" kernel that
+    goes on to compile for a second or more); it costs a fraction of a second,
+    not the whole --timeout. The floor keeps a loaded machine from turning slow
+    runs of fast programs into timeouts.
+    """
+    return min(limit, max(0.5, 5.0 * original_seconds + 0.25))
 
 
 def top_level_imports(tree: ast.Module) -> list[str]:

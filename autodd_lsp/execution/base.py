@@ -62,15 +62,24 @@ class Backend(ABC):
         self.extra_sys_path = list(extra_sys_path)
         self.preload = list(preload)  # module names a warm backend may import up front
         self.output_limit = output_limit
+        self.learned_imports = 0  # modules a warm backend took up from `learn_imports` runs
 
     def start(self) -> None:
         """Warm up (a runner imports `preload` here). Idempotent; may take seconds."""
 
     @abstractmethod
     def run(
-        self, path: str, timeout: float, cancel: threading.Event | None = None, code: Sequence[CodeType] | None = None
+        self,
+        path: str,
+        timeout: float,
+        cancel: threading.Event | None = None,
+        code: Sequence[CodeType] | None = None,
+        learn_imports: bool = False,
     ) -> RunResult:
         """Run the file at `path`; return when it ends, times out, or `cancel` is set.
+
+        `learn_imports`: later runs are variants of this program, and nothing else
+        runs meanwhile; a warm backend may then preload what this run imported.
 
         `code`, if given, is the caller's compilation of the file: code objects
         that, run one after another in the module's namespace, do what

@@ -44,6 +44,7 @@ SERVER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkse
 FORK_TIMEOUT = 30.0  # a server that does not report its fork by then is wedged
 CLOSE_GRACE = 0.5  # how long close() lets servers exit by themselves before SIGKILL
 DIAGNOSTICS_TAIL = 2000
+LEARN_AT_LEAST = 20  # lazily imported modules worth restarting the servers for
 
 
 def fork_supported() -> bool:
@@ -228,9 +229,9 @@ class ForkServerBackend(Backend):
         self._names = list(self.preload)  # the preload prefix still believed safe
         self._warm_lock = threading.Lock()
         self._started = False
-        # Compiled candidates travel to the children as marshal files, one per slot.
-        self._code_dir: str | None = None
-        self._code_dir_lock = threading.Lock()
+        # Per slot, files that travel with a request (compiled code, modules imported).
+        self._scratch_dir: str | None = None
+        self._scratch_lock = threading.Lock()
         if not fork_supported():
             self._fall_back("this platform cannot fork")
 
@@ -341,7 +342,12 @@ class ForkServerBackend(Backend):
     # ------------------------------------------------------------ running
 
     def run(
-        self, path: str, timeout: float, cancel: threading.Event | None = None, code: Sequence[CodeType] | None = None
+        self,
+        path: str,
+        timeout: float,
+        cancel: threading.Event | None = None,
+        code: Sequence[CodeType] | None = None,
+        learn_imports: bool = False,
     ) -> RunResult:
         def should_stop() -> bool:
             return self._running.closed or (cancel is not None and cancel.is_set())
@@ -360,11 +366,24 @@ class ForkServerBackend(Backend):
         slot = self._free_slot(should_stop)
         if slot is None:
             return cancelled_result()
+        imports_file = self._scratch_path(f"imports{slot}") if learn_imports else ""
         try:
-            code_file = self._write_code(slot, code)
-            return self._run_in_slot(slot, path, code_file, timeout, cancel, should_stop)
+            files = {"code": self._write_code(slot, code), "imports": imports_file}
+            result = self._run_in_slot(slot, path, files, timeout, cancel, should_stop)
         finally:
             self._free_slots.put(slot)
+        if imports_file:
+            self._adopt_imports(imports_file)
+        return result
+
+    def _scratch_path(self, name: str) -> str:
+        """A path in this backend's scratch folder (made on first use); "" once closed."""
+        with self._scratch_lock:
+            if self._running.closed:
+                return ""
+            if self._scratch_dir is None:
+                self._scratch_dir = tempfile.mkdtemp(prefix="autodd-runner-")
+            return os.path.join(self._scratch_dir, name)
 
     def _write_code(self, slot: int, code: Sequence[CodeType] | None) -> str:
         """The slot's marshal file holding `code` ("" if none): the child loads it instead of compiling.
@@ -373,19 +392,38 @@ class ForkServerBackend(Backend):
         compiler writes is a copy-on-write fault. The header makes a child whose
         Python differs (magic number, -O level) compile for itself.
         """
-        if code is None:
+        path = self._scratch_path(f"code{slot}") if code is not None else ""
+        if not path:
             return ""
         try:
-            with self._code_dir_lock:
-                if self._running.closed:
-                    return ""
-                if self._code_dir is None:
-                    self._code_dir = tempfile.mkdtemp(prefix="autodd-code-")
-            path = os.path.join(self._code_dir, f"slot{slot}")
             overwrite(path, code_header() + marshal.dumps(tuple(code)))
         except (OSError, ValueError):
             return ""  # closed meanwhile, or unmarshallable: the child compiles
         return path
+
+    def _adopt_imports(self, imports_file: str) -> None:
+        """Preload, from now on, the modules the program imported while it ran (if many).
+
+        A program often imports most of its modules lazily: torch pulls in
+        sympy and dynamo on the first optimizer step, a kernel compiler its
+        back end. Each candidate would import them again; the servers restart
+        once with them instead. Slower warm-up, once; never the candidate's time.
+        """
+        try:
+            with open(imports_file, encoding="utf-8", errors="surrogateescape") as handle:
+                imported = handle.read().split("\n")
+        except OSError:
+            return
+        known = set(self._names) | set(self.skipped)
+        new = [name for name in imported if name and name not in known and name != "__mp_main__"]
+        if len(new) < LEARN_AT_LEAST or self.fallback is not None:
+            return
+        with self._warm_lock:
+            self.learned_imports += len(new)
+            self._names = self._names + new
+            for slot in range(self.jobs):
+                self._discard(slot)
+            self._started = False
 
     def _free_slot(self, should_stop) -> int | None:
         """A slot nobody runs in (more callers than `jobs` wait here), or None if stopped."""
@@ -396,11 +434,11 @@ class ForkServerBackend(Backend):
                 if should_stop():
                     return None
 
-    def _run_in_slot(self, slot: int, path: str, code_file: str, timeout: float, cancel, should_stop) -> RunResult:
+    def _run_in_slot(self, slot: int, path: str, files: dict, timeout: float, cancel, should_stop) -> RunResult:
         for _attempt in range(2):  # a server that died before forking gets one replacement
             try:
                 server = self._ready_server(slot, should_stop)
-                return self._run_on(server, path, code_file, timeout, should_stop)
+                return self._run_on(server, path, files, timeout, should_stop)
             except ServerDied:
                 self._discard(slot)
             except Stopped:
@@ -414,11 +452,11 @@ class ForkServerBackend(Backend):
             self._fall_back("the fork servers keep dying")
         return self.fallback
 
-    def _run_on(self, server: Server, path: str, code_file: str, timeout: float, should_stop) -> RunResult:
+    def _run_on(self, server: Server, path: str, files: dict, timeout: float, should_stop) -> RunResult:
         stdout_r, stdout_w = make_pipe()
         stderr_r, stderr_w = make_pipe()
         try:
-            pid = self._fork(server, path, code_file, stdout_w, stderr_w)
+            pid = self._fork(server, path, files, stdout_w, stderr_w)
         except BaseException:
             os.close(stdout_r)
             os.close(stderr_r)
@@ -441,11 +479,11 @@ class ForkServerBackend(Backend):
         duration = watch.exit.duration if watch.exit and watch.exit.duration is not None else None
         return collected.result(time.monotonic() - started if duration is None else duration)
 
-    def _fork(self, server: Server, path: str, code_file: str, stdout_w: int, stderr_w: int) -> int:
-        """Hand the request to the server; return the candidate's pid."""
+    def _fork(self, server: Server, path: str, files: dict, stdout_w: int, stderr_w: int) -> int:
+        """Hand the request (with `files`: code, imports) to the server; return the candidate's pid."""
         try:
             folder = os.path.dirname(os.path.realpath(path))
-            request = {"path": path, "cwd": self.cwd, "folder": folder, "code": code_file}
+            request = {"path": path, "cwd": self.cwd, "folder": folder, **files}
             server.channel.send(request, fds=[stdout_w, stderr_w])
         except OSError:
             raise ServerDied from None
@@ -476,6 +514,6 @@ class ForkServerBackend(Backend):
             server.terminate(grace=max(0.0, deadline - time.monotonic()))
         if self.fallback is not None:
             self.fallback.close()
-        with self._code_dir_lock:
-            if self._code_dir is not None:
-                shutil.rmtree(self._code_dir, ignore_errors=True)
+        with self._scratch_lock:
+            if self._scratch_dir is not None:
+                shutil.rmtree(self._scratch_dir, ignore_errors=True)

@@ -11,10 +11,12 @@ Protocol, one JSON object a line:
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
                      "tainted": null | {"index": i, "reason": why}}     then exits if tainted
-  client -> server  {"path": p, "cwd": d, "folder": f, "code": c} + fds [stdout_w, stderr_w]
-                                            per candidate (f: realpath(p)'s folder; c: "" or a
+  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i}
+                    + fds [stdout_w, stderr_w]  per candidate (f: realpath(p)'s folder; c: "" or a
                                             file of code_header() + marshal of a tuple of
-                                            code objects to run in order: p's code)
+                                            code objects to run in order: p's code; i: "" or a
+                                            file where the candidate lists, at its end, the
+                                            modules it imported beyond the server's)
   server -> client  {"pid": pid} once a child has it, {"status": s, "duration": d} at its end
 
 Each request goes to a "spare" child forked (and set up) while the client was busy
@@ -56,6 +58,7 @@ REPORT = None  # in a candidate: its Report
 REHEARSAL = b"print(1)\n"
 INHERITED_FINALIZERS = None
 CODE_HEADER = None  # in the server and its children: code_header()
+SERVER_MODULES = frozenset()  # what sys.modules held when the server was ready
 
 
 class Channel:
@@ -110,7 +113,7 @@ def code_header():
 
 
 def main():
-    global LIBC, SERVER_PID, CODE_HEADER
+    global LIBC, SERVER_PID, CODE_HEADER, SERVER_MODULES
     CODE_HEADER = code_header()
     LIBC = load_libc()
     SERVER_PID = os.getpid()
@@ -125,6 +128,7 @@ def main():
         warm_up_children()
         gc.freeze()  # children then share the preloaded objects instead of copying them on GC
         collapse_into_huge_pages()
+    SERVER_MODULES = frozenset(sys.modules)
     channel.send(dict(report, ready=True))
     if report["tainted"] is None:
         try:
@@ -297,7 +301,7 @@ class Spare:
 
 def hand_over(spare, request, fds, channel):
     """Give `spare` the request (path, cwd, folder) and the output pipes; return the Candidate."""
-    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""))
+    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""))
     message = "\0".join(fields).encode("utf-8", "surrogatepass")
     for attempt in range(2):
         try:
@@ -407,13 +411,15 @@ def become_candidate(channel, report):
         if not data:
             os._exit(0)  # the server let go of this spare
         report.pid = os.getpid()  # from now on it is a candidate, with a status to report
-        path, cwd, folder, code_file = data.decode("utf-8", "surrogatepass").split("\0")
+        path, cwd, folder, code_file, imports_file = data.decode("utf-8", "surrogatepass").split("\0")
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)
         for fd in fds:
             os.close(fd)
         os.chdir(cwd)
         status = run_as_main(path, folder, main_module, code_file)
+        if imports_file:
+            record_imports(imports_file)
     except BaseException as exc:  # our own failure; never fall back into the server loop
         os.write(2, ("autodd fork server: %r\n" % (exc,)).encode())
         status = 70
@@ -573,6 +579,19 @@ def read_source(path):
             os.close(fd)
     except OSError as exc:
         raise CannotOpen(exc) from None
+
+
+def record_imports(path):
+    """List, one a line, the modules imported since the server was ready (in import order)."""
+    try:
+        names = [name for name in list(sys.modules) if name not in SERVER_MODULES and name != "__main__"]
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, "\n".join(names).encode("utf-8", "surrogatepass"))
+        finally:
+            os.close(fd)
+    except Exception:
+        pass
 
 
 def load_code(code_file):

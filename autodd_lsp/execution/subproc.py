@@ -32,9 +32,14 @@ class SubprocessBackend(Backend):
         self._running = RunningGroups()
 
     def run(
-        self, path: str, timeout: float, cancel: threading.Event | None = None, code: Sequence[CodeType] | None = None
+        self,
+        path: str,
+        timeout: float,
+        cancel: threading.Event | None = None,
+        code: Sequence[CodeType] | None = None,
+        learn_imports: bool = False,
     ) -> RunResult:
-        # `code` is of no use to a fresh interpreter: it compiles the file as `python` would.
+        # `code` and `learn_imports` are of no use to a fresh interpreter: it does what `python` does.
         if self._running.closed or (cancel is not None and cancel.is_set()):
             return cancelled_result()
         path = os.path.abspath(path)

@@ -42,6 +42,12 @@ def _build_argparse(folder: Path) -> Path:
     return build_argparse_case.write_case(folder)
 
 
+def _build_quick(folder: Path) -> Path:
+    from benchmarks.corpus import build_quick_case
+
+    return build_quick_case.write_case(folder)
+
+
 def _argparse_err_msg() -> str:
     from benchmarks.corpus import build_argparse_case
 
@@ -81,6 +87,14 @@ CASES = [
         timeout=10,
         description="stdlib argparse source (~2,600 lines) plus a CLI driver given an invalid choice",
         builder=_build_argparse,
+    ),
+    Case(
+        name="quick_python",
+        err_msg="checksum mismatch for record 17: expected 2, got 4",
+        timeout=10,
+        description="generated record pipeline (~340 lines) whose runs take under a millisecond: "
+        "measures the engine's own cost per candidate",
+        builder=_build_quick,
     ),
 ]
 
