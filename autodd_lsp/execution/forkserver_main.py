@@ -242,11 +242,12 @@ def collapse_into_huge_pages():
 
 
 def serve(channel):
-    """Per request, hand it to the spare child forked in advance, then fork the next spare.
+    """Per request, hand it to the spare child forked in advance; fork the next one meanwhile.
 
-    The fork and the child's set-up thus happen while the client prepares its next
-    candidate, not while it waits; the child is as fresh as one forked on demand
-    (the server does nothing in between).
+    The next spare is forked (and sets itself up) while the candidate runs, so a
+    request that follows right away -- the client prepares the next candidate
+    while this one runs -- finds it ready. It is as fresh as one forked on
+    demand: the server does nothing in between but wait.
     """
     spare = None
     try:
@@ -264,11 +265,10 @@ def serve(channel):
                 for fd in fds:
                     os.close(fd)
             channel.send({"pid": candidate.pid})
+            spare = Spare(channel, candidate.descriptors())
             status = candidate.wait(channel)
             channel.send({"status": status, "duration": time.monotonic() - started})
-            if candidate.reported:  # the kernel is still tearing it down: fork the next spare meanwhile
-                candidate.release()
-                spare = None if channel.closed else Spare(channel)
+            if candidate.reported:  # the kernel is still tearing it down: reap it before the next request
                 candidate.reap()
     finally:
         if spare is not None:
@@ -281,13 +281,16 @@ class Spare:
     Once it runs a candidate, the same socket brings its exit status early (see `Candidate`).
     """
 
-    def __init__(self, channel):
+    def __init__(self, channel, foreign=()):
+        """`foreign`: the server's descriptors for the running candidate, closed in the child."""
         flush_all()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs = Report(theirs)  # made here: the server's own pages are not shared yet
         pid = os.fork()
         if pid == 0:
             ours.close()
+            for fd in foreign:
+                os.close(fd)
             become_candidate(channel, theirs)  # never returns
         theirs.sock.close()
         self.pid, self.sock = pid, ours
@@ -351,6 +354,9 @@ class Candidate:
                 kill_group(self.pid)
                 watched.remove(channel.sock)
 
+    def descriptors(self):
+        return [fd for fd in (self.pidfd, self.sock.fileno()) if fd is not None]
+
     def report(self):
         try:
             data = self.sock.recv(64)
@@ -359,7 +365,7 @@ class Candidate:
             return None
 
     def release(self):
-        """Close our descriptors for it (so that no spare inherits them)."""
+        """Close our descriptors for it."""
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
