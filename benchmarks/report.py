@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-COLUMNS = ["tool", "status", "wall s", "candidates", "lines", "tokens", "AST nodes", "reproduces"]
+COLUMNS = ["tool", "status", "wall s", "candidates", "cand/s", "lines", "tokens", "AST nodes", "reproduces"]
 
 
 def tool_row(name: str, record: dict) -> list[str]:
@@ -15,11 +15,19 @@ def tool_row(name: str, record: dict) -> list[str]:
         record["status"],
         f"{record['wall_s']:.1f}" if record.get("wall_s") is not None else "-",
         _fmt(record.get("candidates"), missing="n/a"),
+        _rate(record),
         _fmt(final.get("lines")),
         _fmt(final.get("tokens")),
         _fmt(final.get("nodes")),
         reproduction_label(repro),
     ]
+
+
+def _rate(record: dict) -> str:
+    """Candidates per second of wall time, start-up and final check included."""
+    if not record.get("candidates") or not record.get("wall_s"):
+        return "-"
+    return f"{record['candidates'] / record['wall_s']:.0f}"
 
 
 def reproduction_label(repro: dict | None) -> str:
@@ -31,7 +39,7 @@ def reproduction_label(repro: dict | None) -> str:
 
 
 def original_row(original: dict) -> list[str]:
-    return ["original", "", "", "", _fmt(original["lines"]), _fmt(original["tokens"]), _fmt(original["nodes"]), "yes"]
+    return ["original", "", "", "", "", _fmt(original["lines"]), _fmt(original["tokens"]), _fmt(original["nodes"]), "yes"]
 
 
 def ratios(case_result: dict) -> dict:
