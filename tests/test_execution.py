@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from autodd_lsp.execution import create_backend
+from autodd_lsp.execution import CancelEvent, capture, create_backend
 from autodd_lsp.execution.capture import TRUNCATION_MARK
 from autodd_lsp.execution.forkserver import ForkServerBackend
 from autodd_lsp.execution.subproc import SubprocessBackend
@@ -205,6 +205,19 @@ def test_cancel_stops_the_candidate_quickly(backend_name, dirs):
         stopped_after = time.monotonic() - cancelled_at[0]
     assert result.cancelled and not result.timed_out
     assert stopped_after < 0.25  # ~20-50 ms on an idle machine
+    assert is_gone(int(result.stdout.split()[0]))
+
+
+def test_a_cancel_event_wakes_the_run_at_once(backend_name, dirs, monkeypatch):
+    """With a CancelEvent the run does not wait for its next look at the flag (made 60 s here)."""
+    monkeypatch.setattr(capture, "STOP_TICK", 60.0)
+    path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD)
+    cancel = CancelEvent()
+    with make(backend_name, dirs) as backend:
+        threading.Timer(0.5, cancel.set).start()
+        started = time.monotonic()
+        result = backend.run(path, timeout=120, cancel=cancel)
+    assert result.cancelled and time.monotonic() - started < 30
     assert is_gone(int(result.stdout.split()[0]))
 
 

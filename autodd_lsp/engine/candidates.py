@@ -23,7 +23,7 @@ from types import CodeType
 from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
-from autodd_lsp.execution import Backend, RunResult
+from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.syntax.metrics import order_key
@@ -79,7 +79,7 @@ class CandidateTester:
         self.well_formed: Callable[[str], bool] = lambda text: True
 
     def new_cancel_event(self) -> threading.Event:
-        return threading.Event()
+        return CancelEvent()
 
     def cancel_all(self) -> None:
         """Kill every running candidate; later ones are refused."""

@@ -218,7 +218,10 @@ class Reduction:
             self._accept(candidate(applied))
             tested.clear()
 
-        search(strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick)
+        search(
+            strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
+            new_event=self._tester.new_cancel_event,
+        )
         if not self.cancelled:
             needed = strategy.open_or_needed()
             self._needed_share[reduction_pass.name] = len(needed) / len(edits)
@@ -328,7 +331,7 @@ def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int
 
 
 def adaptive_timeout(original_seconds: float, limit: float) -> float:
-    """How long a candidate may run: 5x the original, at least half a second, at most --timeout.
+    """How long a candidate may run: 5x the original, at least 0.3 s, at most --timeout.
 
     A candidate that runs much longer than the original has almost always left
     the failing path (a hang, or -- typical for kernels -- a "fixed" kernel that
@@ -336,7 +339,7 @@ def adaptive_timeout(original_seconds: float, limit: float) -> float:
     not the whole --timeout. The floor keeps a loaded machine from turning slow
     runs of fast programs into timeouts.
     """
-    return min(limit, max(0.5, 5.0 * original_seconds + 0.25))
+    return min(limit, max(0.3, 5.0 * original_seconds))
 
 
 def top_level_imports(tree: ast.Module) -> list[str]:

@@ -24,7 +24,7 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import CodeType
-from typing import Sequence
+from typing import Callable, Sequence
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,39 @@ class RunResult:
     def output(self) -> str:
         """stdout then stderr, decoded leniently; what the oracle searches."""
         return (self.stdout + b"\n" + self.stderr).decode("utf-8", errors="replace")
+
+
+class CancelEvent(threading.Event):
+    """A cancel flag that a running candidate reacts to at once, not at its next tick.
+
+    `set()` also runs the callbacks added with `on_set` (a backend's wake-up).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._guard = threading.Lock()
+
+    def on_set(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Run `callback` when set (at once if set already); returns a function that forgets it."""
+        with self._guard:
+            if not self.is_set():
+                self._callbacks.append(callback)
+                return lambda: self._forget(callback)
+        callback()
+        return lambda: None
+
+    def _forget(self, callback: Callable[[], None]) -> None:
+        with self._guard:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+    def set(self) -> None:
+        with self._guard:
+            super().set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
 
 
 class Backend(ABC):

@@ -12,6 +12,7 @@ import os
 import select
 import selectors
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
@@ -154,6 +155,7 @@ def collect(
     limit: int,
     deadline: float,
     should_stop: Callable[[], bool],
+    cancel: threading.Event | None = None,
 ) -> Collected:
     """Drain both pipes (closing them) until the candidate exited and the pipes hit EOF.
 
@@ -161,11 +163,39 @@ def collect(
     bounded time for EOF after the exit: a daemonized grandchild may hold a pipe forever.
     """
     drain = _Drain(stdout_fd, stderr_fd, watch, limit, deadline, should_stop)
+    waker = _Waker(drain.selector, cancel) if hasattr(cancel, "on_set") else None
     try:
         drain.run()
     finally:
+        if waker is not None:
+            waker.close()
         drain.close()
     return drain.state
+
+
+class _Waker:
+    """Wakes the drain's selector the moment `cancel` is set (a CancelEvent), so that
+    a stale candidate is killed at once rather than at the next STOP_TICK."""
+
+    def __init__(self, selector: selectors.BaseSelector, cancel) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.selector, self.lock, self.closed = selector, threading.Lock(), False
+        selector.register(self.read_fd, selectors.EVENT_READ)
+        self.forget = cancel.on_set(self.wake)
+
+    def wake(self) -> None:
+        with self.lock:  # never write to a descriptor number that was closed and reused
+            if not self.closed:
+                os.write(self.write_fd, b"!")
+
+    def close(self) -> None:
+        self.forget()
+        with self.lock:
+            self.closed = True
+            if self.read_fd in self.selector.get_map():
+                self.selector.unregister(self.read_fd)
+            os.close(self.read_fd)
+            os.close(self.write_fd)
 
 
 class _Drain:
@@ -237,12 +267,15 @@ class _Drain:
         return max(0.0, min(self.deadline - now, STOP_TICK))
 
     def _pump(self, timeout: float) -> None:
-        """Wait up to `timeout` for output or news of the exit; take what came."""
+        """Wait up to `timeout` for output, news of the exit or a cancel; take what came."""
         for key, _ in self.selector.select(timeout):
             if key.fd in self.open_pipes:
                 self._read(key.fd)
-            elif self.state.exit is None:
-                self.state.exit = self.watch.check(True)
+            elif key.fd == self.exit_fd:
+                if self.state.exit is None:
+                    self.state.exit = self.watch.check(True)
+            else:  # a _Waker: cancel was set; `run` looks at should_stop() next
+                self.selector.unregister(key.fd)
         if self.exit_fd is None and self.state.exit is None:
             self.state.exit = self.watch.check(False)  # no exit descriptor: ask every tick
 

@@ -438,7 +438,7 @@ class ForkServerBackend(Backend):
         for _attempt in range(2):  # a server that died before forking gets one replacement
             try:
                 server = self._ready_server(slot, should_stop)
-                return self._run_on(server, path, files, timeout, should_stop)
+                return self._run_on(server, path, files, timeout, should_stop, cancel)
             except ServerDied:
                 self._discard(slot)
             except Stopped:
@@ -452,7 +452,7 @@ class ForkServerBackend(Backend):
             self._fall_back("the fork servers keep dying")
         return self.fallback
 
-    def _run_on(self, server: Server, path: str, files: dict, timeout: float, should_stop) -> RunResult:
+    def _run_on(self, server: Server, path: str, files: dict, timeout: float, should_stop, cancel=None) -> RunResult:
         stdout_r, stdout_w = make_pipe()
         stderr_r, stderr_w = make_pipe()
         try:
@@ -472,6 +472,7 @@ class ForkServerBackend(Backend):
                 limit=self.output_limit,
                 deadline=started + timeout,
                 should_stop=should_stop,
+                cancel=cancel,
             )
         finally:
             watch.finish()

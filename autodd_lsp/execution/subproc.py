@@ -79,6 +79,7 @@ class SubprocessBackend(Backend):
                 limit=self.output_limit,
                 deadline=started + timeout,
                 should_stop=lambda: self._running.closed or (cancel is not None and cancel.is_set()),
+                cancel=cancel,
             )
         finally:
             watch.finish()

@@ -29,8 +29,12 @@ def search(
     on_accept: Callable[[list[int]], None],
     stopped: Callable[[], bool],
     on_result: Callable[[], None] = lambda: None,
+    new_event: Callable[[], threading.Event] = threading.Event,
 ) -> list[int]:
-    """Drive `strategy` to the end (or until `stopped()`); return the applied indices."""
+    """Drive `strategy` to the end (or until `stopped()`); return the applied indices.
+
+    `new_event` makes each candidate's cancel flag (a backend may react to it at once).
+    """
     in_flight: deque[tuple[list[int], Future, threading.Event]] = deque()
     speculative = strategy.copy()
     try:
@@ -39,7 +43,7 @@ def search(
                 subset = speculative.propose()
                 if subset is None:
                     break
-                cancel = threading.Event()
+                cancel = new_event()
                 future = pool.submit(test, speculative.applied + subset, cancel)
                 in_flight.append((subset, future, cancel))
                 speculative = speculative.copy()
