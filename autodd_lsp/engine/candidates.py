@@ -91,6 +91,11 @@ class CandidateTester:
     def set_best(self, text: str) -> None:
         self._best_key = order_key(text)
 
+    def _smaller_than_best(self, text: str) -> bool:
+        # Almost every candidate is shorter: the literal sum (a regex over the text) breaks ties only.
+        length = len(text)
+        return length < self._best_key[0] or (length == self._best_key[0] and order_key(text) < self._best_key)
+
     def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
         path = self.slots.acquire()
@@ -117,7 +122,7 @@ class CandidateTester:
 
     def test(self, text: str, cancel: threading.Event) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?"""
-        if self._best_key is not None and order_key(text) >= self._best_key:
+        if self._best_key is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)
         digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
