@@ -12,6 +12,7 @@ writes) the next candidate while `jobs` others run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
@@ -98,15 +99,20 @@ class CandidateTester:
 
     def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
+        with self._compiled_in_slot(text) as (path, code):
+            return self._run_at(path, text, code, timeout, cancel, learn_imports)
+
+    @contextlib.contextmanager
+    def _compiled_in_slot(self, text: str):
+        """A free slot's file path, and `text` compiled as that file (None if it does not compile)."""
         path = self.slots.acquire()
         try:
-            code = self._compiler.compile(text, path)
-            return self._run_at(path, text, code, timeout, cancel, learn_imports)
+            yield path, self._compiler.compile(text, path)
         finally:
             self.slots.release(path)
 
     def _run_at(
-        self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel, learn_imports=False
+        self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel, learn_imports: bool = False
     ) -> RunResult:
         with self._lock:
             if self._stopped:
@@ -130,17 +136,13 @@ class CandidateTester:
             if known is not None:
                 self.counters.cache_hits += 1
                 return known
-        path = self.slots.acquire()
-        try:
-            code = self._compiler.compile(text, path)
+        with self._compiled_in_slot(text) as (path, code):
             if code is None or not self.well_formed(text):
                 with self._lock:
                     self.counters.rejected_unparsable += 1
                     self._verdicts[digest] = False
                 return False
             result = self._run_at(path, text, code, self.timeout, cancel)
-        finally:
-            self.slots.release(path)
         if result.cancelled:
             return False  # incomplete: never cached
         verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)

@@ -32,12 +32,12 @@ _CACHE_SIZE = 8192  # chunks (and placed copies): a run's recent candidates
 _COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
-def compile_whole(text: str, path: str) -> CodeType | None:
+def compile_whole(text: str, path: str, flags: int = 0) -> CodeType | None:
     """`text` compiled as `python path` would compile it; None if it does not compile."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings of candidates are not ours to show
-            return compile(text, path, "exec", dont_inherit=True)
+            return compile(text, path, "exec", flags=flags, dont_inherit=True)
     except _COMPILE_ERRORS:
         return None
 
@@ -69,12 +69,7 @@ class CandidateCompiler:
     def _chunk_code(self, text: str, flags: int) -> CodeType | None:
         found = recall(self._compiled, (text, flags))
         if found is None:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    found = compile(text, "<chunk>", "exec", flags=flags, dont_inherit=True)
-            except _COMPILE_ERRORS:
-                found = False
+            found = compile_whole(text, "<chunk>", flags) or False  # False: known not to compile
             remember(self._compiled, (text, flags), found, self._size)
         return found or None
 

@@ -198,25 +198,16 @@ class Reduction:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
 
-        tested: dict[tuple[int, ...], str] = {}  # texts of the candidates in flight, by applied edits
-
         def candidate(indices: list[int]) -> str:
-            key = tuple(sorted(indices))
-            text = tested.pop(key, None)  # the accepted one was rendered for its test already
-            return text if text is not None else render(base, select_patches([edits[i] for i in key], guards))
+            return render(base, select_patches([edits[i] for i in sorted(indices)], guards))
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
-            text = candidate(indices)
-            verdict = self._tester.test(text, cancel)
-            if verdict:
-                tested[tuple(sorted(indices))] = text
-            return verdict
+            return self._tester.test(candidate(indices), cancel)
 
         def on_accept(applied: list[int]) -> None:
             nonlocal accepted
             accepted = True
             self._accept(candidate(applied))
-            tested.clear()
 
         search(
             strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,

@@ -45,6 +45,7 @@ FORK_TIMEOUT = 30.0  # a server that does not report its fork by then is wedged
 CLOSE_GRACE = 0.5  # how long close() lets servers exit by themselves before SIGKILL
 DIAGNOSTICS_TAIL = 2000
 LEARN_AT_LEAST = 20  # lazily imported modules worth restarting the servers for
+CODE_HEADER = code_header()  # this Python's: a server run by another one compiles for itself
 
 
 def fork_supported() -> bool:
@@ -396,7 +397,7 @@ class ForkServerBackend(Backend):
         if not path:
             return ""
         try:
-            overwrite(path, code_header() + marshal.dumps(tuple(code)))
+            overwrite(path, CODE_HEADER + marshal.dumps(tuple(code)))
         except (OSError, ValueError):
             return ""  # closed meanwhile, or unmarshallable: the child compiles
         return path

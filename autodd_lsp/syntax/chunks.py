@@ -83,15 +83,25 @@ def _quote_after(line: str, open_quote: str | None) -> str | None:
             position, open_quote = at + 3, None
 
 
+# Least-recently-used caches. Shared by threads (candidates compile in parallel): each
+# step is atomic under the GIL, and a key evicted by another thread in between is fine.
+
+
 def recall(cache: OrderedDict, key):
     value = cache.get(key)
     if value is not None:
-        cache.move_to_end(key)
+        try:
+            cache.move_to_end(key)
+        except KeyError:
+            pass
     return value
 
 
 def remember(cache: OrderedDict, key, value, size: int) -> None:
     cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > size:
-        cache.popitem(last=False)
+    try:
+        cache.move_to_end(key)
+        while len(cache) > size:
+            cache.popitem(last=False)
+    except KeyError:
+        pass
