@@ -200,3 +200,14 @@ def test_missing_interpreter_is_a_usage_error(program, no_leftovers):
     for backend in BACKENDS:
         with pytest.raises(UsageError, match="cannot run candidates"):
             reduce(path, MESSAGE, backend=backend, python=str(path.parent / "no-such-python"))
+
+
+def test_a_stopped_run_does_not_claim_its_result_failed_the_check():
+    """A stop skips the final standalone check: the summary says so, not "NOT reproduced"."""
+    from autodd_lsp.engine import Size, Stats, Summary
+
+    size = Size(lines=3, nodes=10, tokens=None, chars=30)
+    stopped = Summary(size, size, "x = 1\n", Stats(), cancelled=True, verified=False).describe()
+    unverified = Summary(size, size, "x = 1\n", Stats(), cancelled=False, verified=False).describe()
+    assert "not re-run (stopped early)" in stopped and "NOT reproduced" not in stopped
+    assert "re-run: NOT reproduced" in unverified

@@ -67,7 +67,10 @@ class Summary:
         o, f, s = self.original, self.final, self.stats
         pct = 100.0 * (1 - f.nodes / o.nodes) if o.nodes else 0.0
         head = "Stopped early" if self.cancelled else "Done"
-        check = "re-run: still fails the same way" if self.verified else "re-run: NOT reproduced"
+        if self.verified:
+            check = "re-run: still fails the same way"
+        else:  # a stopped run skips the final check
+            check = "not re-run (stopped early)" if self.cancelled else "re-run: NOT reproduced"
         return (
             f"{head}: {o.lines} -> {f.lines} lines, {o.nodes} -> {f.nodes} AST nodes "
             f"({pct:.0f}% smaller), {s.candidates_run} candidates run, "
