@@ -1,5 +1,7 @@
 """Span-splicing patches, block guards and re-indentation."""
 
+import ast
+
 from autodd_lsp.passes.base import block_guards
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.metrics import count_lines, order_key, size_of
@@ -87,3 +89,89 @@ def test_select_patches_keeps_exactly_the_edits_that_cross_nothing_chosen_before
         guards = [patch(guard=True) for _ in range(rng.randrange(4))]
         edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, 12))]
         assert {id(p) for p in select_patches(edits, guards)} == pairwise(edits, guards)
+
+
+def test_edit_selector_agrees_with_the_pairwise_rule_on_any_subset():
+    """A search's selector, built once, picks for each subset what the pairwise rule picks."""
+    import random
+
+    from autodd_lsp.syntax.patch import Edit, EditSelector, Patch, _crosses
+
+    def pairwise(edits, guards):
+        chosen = []
+        for edit in edits:
+            if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
+                chosen.extend(edit.patches)
+        return {id(p) for p in chosen + list(guards)}
+
+    rng = random.Random(11)
+    for _ in range(300):
+        def patch(guard=False):
+            start = rng.randrange(60)
+            return Patch(start, start + rng.choice([0, 1, 2, 5, 10, 30]), lambda render: "", guard=guard)
+
+        guards = [patch(guard=True) for _ in range(rng.randrange(4))]
+        edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, 15))]
+        selector = EditSelector(edits, guards)
+        for _ in range(10):
+            subset = rng.sample(range(len(edits)), rng.randrange(len(edits) + 1))
+            picked = selector.patches(subset)
+            assert {id(p) for p in picked} == pairwise([edits[i] for i in sorted(subset)], guards)
+            assert [p.start for p in picked] == sorted(p.start for p in picked)
+
+
+def test_render_of_nested_blocks_matches_a_plain_recursive_renderer():
+    """Rendering by windows over sorted starts gives what scanning every patch gives."""
+    import random
+
+    from autodd_lsp.syntax.patch import EditSelector, delete
+
+    text = (
+        "def f(a):\n"
+        "    if a:\n"
+        "        x = 1\n"
+        "        for i in range(3):\n"
+        "            y = i\n"
+        "            z = y\n"
+        "    else:\n"
+        "        w = 2\n"
+        "    return a\n"
+        "class C:\n"
+        "    def m(self):\n"
+        "        return 1\n"
+        "    k = 2\n"
+        "print(f(1))\n"
+    )
+    source = Source(text)
+    statements = [n for n in ast.walk(source.tree) if isinstance(n, ast.stmt)]
+    edits = [Edit((delete(*source.stmt_lines_span(n)),), "t") for n in statements]
+    selector = EditSelector(edits, block_guards(source))
+    rng = random.Random(3)
+    for _ in range(200):
+        subset = rng.sample(range(len(edits)), rng.randrange(len(edits) + 1))
+        patches = selector.patches(subset)
+        rendered = render(text, patches)
+        assert rendered == _plain_render(text, patches)
+        ast.parse(rendered)  # guards keep every emptied block valid
+
+
+def _plain_render(text, patches):
+    """The obvious quadratic renderer: every span looks at every patch."""
+
+    def span(start, end, caller=None):
+        inside = [p for p in patches if start <= p.start and p.end <= end and p is not caller]
+        if caller is not None:
+            rank = patches.index(caller)
+            inside = [p for p in inside if not (p.start == caller.start and p.end == caller.end and patches.index(p) < rank)]
+        out, pos, i = [], start, 0
+        while i < len(inside):
+            patch, j = inside[i], i + 1
+            while j < len(inside) and inside[j].end <= patch.end and inside[j].start < patch.end:
+                j += 1
+            out.append(text[pos : patch.start])
+            out.append(patch.build(lambda a, b, _p=patch: span(a, b, _p)))
+            pos, i = patch.end, j
+        out.append(text[pos:end])
+        return "".join(out)
+
+    return span(0, len(text))

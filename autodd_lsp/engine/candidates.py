@@ -8,17 +8,26 @@ warm runner need not compile the candidate again.
 
 There is one file slot more than jobs: the search prepares (renders, compiles,
 writes) the next candidate while `jobs` others run.
+
+Candidates are numbered in the order the search proposes them (their cancel
+events carry the number). A run slot is released only once its candidate's
+verdict is known; if it is interesting, every later candidate is stale (the
+search will accept this one and go on from it), so they are cancelled right
+then, before the one waiting for the slot can start a run whose verdict nobody
+would read. The search still cancels them too: this only saves the wasted runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import queue
 import shutil
 import tempfile
 import threading
+import weakref
 from dataclasses import dataclass
 from types import CodeType
 from typing import Callable
@@ -62,6 +71,14 @@ class JobSlots:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class OrderedCancelEvent(CancelEvent):
+    """A candidate's cancel flag, numbered in proposal order."""
+
+    def __init__(self, order: int) -> None:
+        super().__init__()
+        self.order = order
+
+
 class CandidateTester:
     def __init__(self, backend: Backend, slots: JobSlots, jobs: int) -> None:
         self.backend = backend
@@ -75,12 +92,27 @@ class CandidateTester:
         self._lock = threading.Lock()
         self._best_key: tuple[int, int] | None = None
         self._active: set[threading.Event] = set()
+        self._numbers = itertools.count()
+        self._pending: weakref.WeakSet[OrderedCancelEvent] = weakref.WeakSet()  # events of candidates not yet judged
         self._stopped = False
         # Extra structural check (frozen code intact); the engine sets it when needed.
         self.well_formed: Callable[[str], bool] = lambda text: True
 
-    def new_cancel_event(self) -> threading.Event:
-        return CancelEvent()
+    def new_cancel_event(self) -> OrderedCancelEvent:
+        """The cancel flag of the next candidate (made in proposal order)."""
+        with self._lock:
+            event = OrderedCancelEvent(next(self._numbers))
+            self._pending.add(event)
+        return event
+
+    def _cancel_later_than(self, event: threading.Event) -> None:
+        order = getattr(event, "order", None)
+        if order is None:
+            return
+        with self._lock:
+            later = [other for other in self._pending if other.order > order]
+        for other in later:
+            other.set()
 
     def cancel_all(self) -> None:
         """Kill every running candidate; later ones are refused."""
@@ -112,8 +144,16 @@ class CandidateTester:
             self.slots.release(path)
 
     def _run_at(
-        self, path: str, text: str, code: tuple[CodeType, ...] | None, timeout: float, cancel, learn_imports: bool = False
+        self,
+        path: str,
+        text: str,
+        code: tuple[CodeType, ...] | None,
+        timeout: float,
+        cancel,
+        learn_imports: bool = False,
+        judge: Callable[[RunResult], bool] | None = None,
     ) -> RunResult:
+        """Write `text` at `path` and run it; `judge`, if given, is called before the run slot is freed."""
         with self._lock:
             if self._stopped:
                 cancel.set()
@@ -121,10 +161,14 @@ class CandidateTester:
         try:
             overwrite(path, text.encode("utf-8", "surrogatepass"))
             with self._running:  # the others in flight end (or are cancelled) soon
-                return self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+                result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+                if judge is not None and not result.cancelled and judge(result):
+                    self._cancel_later_than(cancel)
+                return result
         finally:
             with self._lock:
                 self._active.discard(cancel)
+                self._pending.discard(cancel)
 
     def test(self, text: str, cancel: threading.Event) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?"""
@@ -142,10 +186,18 @@ class CandidateTester:
                     self.counters.rejected_unparsable += 1
                     self._verdicts[digest] = False
                 return False
-            result = self._run_at(path, text, code, self.timeout, cancel)
+            if cancel.is_set():
+                return False  # stale already (see the module's docstring)
+            verdict = False
+
+            def judge(result: RunResult) -> bool:
+                nonlocal verdict
+                verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
+                return verdict
+
+            result = self._run_at(path, text, code, self.timeout, cancel, judge=judge)
         if result.cancelled:
             return False  # incomplete: never cached
-        verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
         with self._lock:
             self.counters.candidates_run += 1
             self._verdicts[digest] = verdict

@@ -39,7 +39,7 @@ from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, search
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
-from autodd_lsp.syntax.patch import Edit, render, select_patches
+from autodd_lsp.syntax.patch import Edit, EditSelector, render
 from autodd_lsp.syntax.source import Source
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
@@ -193,13 +193,13 @@ class Reduction:
         return changed
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
-        base, guards = ctx.source.text, ctx.guards
+        base, selector = ctx.source.text, EditSelector(edits, ctx.guards)
         accepted = False
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
 
         def candidate(indices: list[int]) -> str:
-            return render(base, select_patches([edits[i] for i in sorted(indices)], guards))
+            return render(base, selector.patches(indices))
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
             return self._tester.test(candidate(indices), cancel)

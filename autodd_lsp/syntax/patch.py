@@ -79,20 +79,51 @@ def _crosses(a: Patch, b: Patch) -> bool:
     return not (nested or disjoint)
 
 
-def select_patches(edits: Iterable[Edit], guards: Sequence[Patch]) -> list[Patch]:
+def select_patches(edits: Sequence[Edit], guards: Sequence[Patch]) -> list[Patch]:
     """The patches to apply: guards, then each edit whose patches fit with those chosen."""
-    chosen = _Intervals()
-    placed_guards = _Intervals(guards)
-    edit_patches: list[Patch] = []
-    for edit in edits:
-        if any(chosen.crossed_by(p) or placed_guards.crossed_by(p) for p in edit.patches):
-            continue
-        for patch in edit.patches:
-            chosen.add(patch)
-        edit_patches.extend(edit.patches)
-    selected = list(guards) + edit_patches
-    selected.sort(key=_sort_key)
-    return selected
+    return EditSelector(edits, guards).patches(range(len(edits)))
+
+
+class EditSelector:
+    """`select_patches` for many subsets of one list of edits (a search's candidates).
+
+    Which edits cross a guard, and which cross each other, depends only on the
+    edits: it is worked out once here, so that a candidate costs only its own
+    edits, not a comparison with every patch of the file.
+    """
+
+    def __init__(self, edits: Sequence[Edit], guards: Sequence[Patch]) -> None:
+        self.edits = list(edits)
+        self.guards = list(guards)
+        placed_guards = _Intervals(guards)
+        self._blocked = [any(placed_guards.crossed_by(p) for p in edit.patches) for edit in self.edits]
+        self._conflicts = _crossing_pairs(self.edits)
+
+    def patches(self, indices: Iterable[int]) -> list[Patch]:
+        """The patches of the edits at `indices`, taken in increasing order, first chosen wins."""
+        chosen: set[int] = set()
+        selected = list(self.guards)
+        for index in sorted(indices):
+            if self._blocked[index] or not chosen.isdisjoint(self._conflicts.get(index, ())):
+                continue
+            chosen.add(index)
+            selected.extend(self.edits[index].patches)
+        selected.sort(key=_sort_key)
+        return selected
+
+
+def _crossing_pairs(edits: Sequence[Edit]) -> dict[int, set[int]]:
+    """For each edit, the other edits one of whose patches crosses one of its own (most have none)."""
+    owned = sorted(((p, i) for i, edit in enumerate(edits) for p in edit.patches), key=lambda pair: pair[0].start)
+    conflicts: dict[int, set[int]] = {}
+    for position, (patch, owner) in enumerate(owned):
+        for other, other_owner in owned[position + 1 :]:
+            if other.start > patch.end:
+                break  # sorted by start: no later patch overlaps this one
+            if other_owner != owner and _crosses(patch, other):
+                conflicts.setdefault(owner, set()).add(other_owner)
+                conflicts.setdefault(other_owner, set()).add(owner)
+    return conflicts
 
 
 class _Intervals:
@@ -108,12 +139,6 @@ class _Intervals:
         self._starts = [p.start for p in self._patches]
         self._longest = max((p.end - p.start for p in self._patches), default=0)
 
-    def add(self, patch: Patch) -> None:
-        index = bisect_right(self._starts, patch.start)
-        self._starts.insert(index, patch.start)
-        self._patches.insert(index, patch)
-        self._longest = max(self._longest, patch.end - patch.start)
-
     def crossed_by(self, patch: Patch) -> bool:
         lo = bisect_left(self._starts, patch.start - self._longest)
         hi = bisect_right(self._starts, patch.end)  # also a same-point insertion
@@ -128,9 +153,11 @@ def render(text: str, patches: Sequence[Patch]) -> str:
     the text it gets has every chosen patch inside that span applied.
     """
     order = {id(p): i for i, p in enumerate(patches)}
+    starts = [p.start for p in patches]
 
     def render_span(start: int, end: int, caller: Patch | None = None) -> str:
-        inside = [p for p in patches if start <= p.start and p.end <= end and p is not caller]
+        window = patches[bisect_left(starts, start) : bisect_right(starts, end)]
+        inside = [p for p in window if p.end <= end and p is not caller]
         if caller is not None:
             # A patch never renders itself or a patch around it with the very same span.
             rank = order[id(caller)]
@@ -151,7 +178,10 @@ def render(text: str, patches: Sequence[Patch]) -> str:
             while j < len(inside) and inside[j].end <= patch.end and inside[j].start < patch.end:
                 j += 1  # skip patches nested in this one: its build renders them
             out.append(text[pos : patch.start])
-            out.append(patch.build(lambda a, b, _p=patch: render_span(a, b, _p)))
+            if patch.guard and j == i + 1:
+                out.append(text[patch.start : patch.end])  # nothing changed in the block: it still has code
+            else:
+                out.append(patch.build(lambda a, b, _p=patch: render_span(a, b, _p)))
             pos = patch.end
             i = j
         out.append(text[pos:hi])

@@ -1,0 +1,50 @@
+"""The candidate tester with a real backend: cheap checks first, stale candidates never run."""
+
+import sys
+
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.execution import create_backend
+from autodd_lsp.oracle import FailureOracle
+
+FAILING = "raise ValueError('boom')\n"
+
+
+def make_tester(tmp_path, jobs=1):
+    backend = create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=jobs)
+    slots = JobSlots(jobs + 1, "candidate.py")
+    tester = CandidateTester(backend, slots, jobs)
+    original = tester.run(FAILING, 30, tester.new_cancel_event())
+    tester.oracle = FailureOracle("boom", original.output, FAILING)
+    tester.timeout = 30
+    return tester, backend, slots
+
+
+def test_an_interesting_verdict_cancels_every_later_candidate_before_it_runs(tmp_path):
+    tester, backend, slots = make_tester(tmp_path)
+    try:
+        earlier, this, later, much_later = (tester.new_cancel_event() for _ in range(4))
+        assert tester.test(FAILING, this)
+        assert later.is_set() and much_later.is_set()  # proposed after it: stale
+        assert not earlier.is_set()  # proposed before it: its verdict still counts
+        runs = tester.counters.candidates_run
+        assert not tester.test("print('boom')\nx = 1\n", later)  # refused without running
+        assert tester.counters.candidates_run == runs
+        fresh = tester.new_cancel_event()  # proposed after the acceptance
+        assert not fresh.is_set()
+        assert tester.test("raise ValueError('boom!')\n", fresh)
+        assert tester.counters.candidates_run == runs + 1
+    finally:
+        backend.close()
+        slots.remove()
+
+
+def test_an_uninteresting_verdict_cancels_nothing(tmp_path):
+    tester, backend, slots = make_tester(tmp_path)
+    try:
+        this, later = tester.new_cancel_event(), tester.new_cancel_event()
+        assert not tester.test("print('fine')\n", this)
+        assert not later.is_set()
+        assert tester.test(FAILING, later)
+    finally:
+        backend.close()
+        slots.remove()
