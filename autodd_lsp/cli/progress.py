@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from rich.console import Console
-
 from autodd_lsp.engine import Accepted, Event, Failed, Finished, PassStarted, Progress, Size, Started, Stats
 
 
@@ -25,8 +23,12 @@ class TerminalReporter:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.verbose = verbose
-        self.console = Console(file=self.stream, highlight=False)
-        self.live = self.console.is_terminal and not quiet
+        self.live = not quiet and _is_terminal(self.stream)
+        if self.live:
+            from rich.console import Console  # ~70 ms to import: only for a terminal
+
+            self.console = Console(file=self.stream, highlight=False)
+            self.live = self.console.is_terminal
         self._status = None
         self._original: Size | None = None
         self._size: Size | None = None
@@ -62,3 +64,10 @@ class TerminalReporter:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
