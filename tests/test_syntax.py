@@ -67,56 +67,54 @@ def test_sizes_and_order():
     assert order_key("x = 1") < order_key("x = 10")
 
 
+def _pairwise_choice(edits, guards):
+    """The selection rule, spelled out: an edit is taken if no patch of it crosses a guard or one taken."""
+    from autodd_lsp.syntax.patch import _crosses
+
+    chosen = []
+    for edit in edits:
+        if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
+            chosen.extend(edit.patches)
+    return {id(p) for p in chosen + list(guards)}
+
+
+def _random_edits(rng, max_edits):
+    """Guards and edits over 60 characters: nested, crossing, empty and same-span patches."""
+    from autodd_lsp.syntax.patch import Patch
+
+    def patch(guard=False):
+        start = rng.randrange(60)
+        return Patch(start, start + rng.choice([0, 0, 1, 2, 5, 10, 30]), lambda render: "", guard=guard)
+
+    guards = [patch(guard=True) for _ in range(rng.randrange(4))]
+    edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, max_edits))]
+    return guards, edits
+
+
 def test_select_patches_keeps_exactly_the_edits_that_cross_nothing_chosen_before():
     """The indexed selection agrees with the pairwise rule on random nested, crossing and empty patches."""
     import random
 
-    from autodd_lsp.syntax.patch import Edit, Patch, _crosses, select_patches
-
-    def pairwise(edits, guards):
-        chosen = []
-        for edit in edits:
-            if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
-                chosen.extend(edit.patches)
-        return {id(p) for p in chosen + list(guards)}
-
     rng = random.Random(7)
     for _ in range(2000):
-        def patch(guard=False):
-            start = rng.randrange(50)
-            return Patch(start, start + rng.choice([0, 0, 1, 2, 5, 10, 30]), lambda render: "", guard=guard)
-
-        guards = [patch(guard=True) for _ in range(rng.randrange(4))]
-        edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, 12))]
-        assert {id(p) for p in select_patches(edits, guards)} == pairwise(edits, guards)
+        guards, edits = _random_edits(rng, 12)
+        assert {id(p) for p in select_patches(edits, guards)} == _pairwise_choice(edits, guards)
 
 
 def test_edit_selector_agrees_with_the_pairwise_rule_on_any_subset():
     """A search's selector, built once, picks for each subset what the pairwise rule picks."""
     import random
 
-    from autodd_lsp.syntax.patch import Edit, EditSelector, Patch, _crosses
-
-    def pairwise(edits, guards):
-        chosen = []
-        for edit in edits:
-            if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
-                chosen.extend(edit.patches)
-        return {id(p) for p in chosen + list(guards)}
+    from autodd_lsp.syntax.patch import EditSelector
 
     rng = random.Random(11)
     for _ in range(300):
-        def patch(guard=False):
-            start = rng.randrange(60)
-            return Patch(start, start + rng.choice([0, 1, 2, 5, 10, 30]), lambda render: "", guard=guard)
-
-        guards = [patch(guard=True) for _ in range(rng.randrange(4))]
-        edits = [Edit(tuple(patch() for _ in range(rng.randrange(1, 3))), "t") for _ in range(rng.randrange(1, 15))]
+        guards, edits = _random_edits(rng, 15)
         selector = EditSelector(edits, guards)
         for _ in range(10):
             subset = rng.sample(range(len(edits)), rng.randrange(len(edits) + 1))
             picked = selector.patches(subset)
-            assert {id(p) for p in picked} == pairwise([edits[i] for i in sorted(subset)], guards)
+            assert {id(p) for p in picked} == _pairwise_choice([edits[i] for i in sorted(subset)], guards)
             assert [p.start for p in picked] == sorted(p.start for p in picked)
 
 
