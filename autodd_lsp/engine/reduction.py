@@ -43,7 +43,7 @@ from autodd_lsp.syntax.patch import Edit, EditSelector, render
 from autodd_lsp.syntax.source import Source
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
-SIZE_RECOUNT = 0.2  # seconds between node counts of accepted texts
+SIZE_RECOUNT = 1.0  # seconds between node counts of accepted texts (a count parses the text)
 _TIDY_GROUP = 5
 
 
