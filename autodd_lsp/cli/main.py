@@ -16,6 +16,7 @@ import shlex
 import signal
 import sys
 import threading
+import time
 
 from autodd_lsp import __version__
 from autodd_lsp.cli.progress import TerminalReporter
@@ -23,6 +24,7 @@ from autodd_lsp.engine import (
     BACKENDS,
     Accepted,
     Event,
+    Progress,
     NotReproducible,
     ReduceOptions,
     Reduction,
@@ -48,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="text the failure prints (case-sensitive substring of stdout or stderr); "
                              "without it, autodd runs SOURCE once and suggests messages")
     parser.add_argument("-o", "--output", metavar="OUTPUT",
-                        help="where the reproducer goes, rewritten after every improvement "
+                        help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
     parser.add_argument("--backend", choices=BACKENDS, default="runner",
                         help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate")
@@ -88,8 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
     finally:
         reporter.close()
-    if writer.error is None:
-        writer.write(summary.text)
+    writer.write(summary.text)
     if writer.error is not None:
         return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
     print(summary.describe(), file=sys.stderr)
@@ -166,20 +167,33 @@ def _same_file(a: str, b: str) -> bool:
 class _ResultWriter:
     """Keeps OUTPUT equal to the best program so far, so a stop at any moment loses nothing.
 
+    Written at most every WRITE_INTERVAL seconds (acceptances come dozens a
+    second on fast programs, and each write is on the engine's path); a text
+    accepted meanwhile is written at the next event, and the final one always.
     A failed write (disk full, folder removed) stops the reduction: there is no
     point shrinking what cannot be saved.
     """
+
+    WRITE_INTERVAL = 0.25
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.error: OSError | None = None
         self.on_error = lambda: None
+        self._pending: str | None = None
+        self._written_at = float("-inf")
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Accepted) and self.error is None:
-            self.write(event.text)
+        if isinstance(event, Accepted):
+            self._pending = event.text
+        if isinstance(event, (Accepted, Progress)) and self._pending is not None:
+            if time.monotonic() - self._written_at >= self.WRITE_INTERVAL:
+                self.write(self._pending)
 
     def write(self, text: str) -> None:
+        if self.error is not None:
+            return
+        self._pending, self._written_at = None, time.monotonic()
         try:
             atomic_write(self.path, text)
         except OSError as error:
