@@ -238,7 +238,7 @@ class Reduction:
         if now - self._size_counted_at < SIZE_RECOUNT:
             return replace(self._best_size, lines=count_lines(text), chars=len(text))
         self._size_counted_at = now
-        return size_of(text, tokens=False)
+        return size_of(text)
 
     def _verify_standalone(self, slots: JobSlots) -> bool:
         """Re-run the result in a fresh interpreter, exactly as a user will.
