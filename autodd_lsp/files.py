@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import tempfile
 import tokenize
+
+# PEP 263: a comment on line 1 (or on line 2 below a blank or comment line 1).
+_CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK_OR_COMMENT = re.compile(r"^[ \t\f]*(?:[#\r\n]|$)")
 
 
 def read_python_source(path: str) -> str:
@@ -19,6 +25,32 @@ def read_python_source(path: str) -> str:
         return handle.read()
 
 
+def source_encoding(text: str) -> str:
+    """The encoding Python will read `text` in once written: its coding cookie's, else UTF-8."""
+    lines = text.split("\n", 2)
+    for index, line in enumerate(lines[:2]):
+        found = _CODING_COOKIE.match(line)
+        if found:
+            try:
+                return codecs.lookup(found.group(1)).name
+            except LookupError:
+                return "utf-8"  # Python refuses the file anyway; what we write does not matter
+        if index == 0 and not _BLANK_OR_COMMENT.match(line):
+            break
+    return "utf-8"
+
+
+def source_bytes(text: str) -> bytes:
+    """`text` as the bytes of a Python file: in the encoding its coding cookie declares."""
+    encoding = source_encoding(text)
+    if encoding != "utf-8":
+        try:
+            return text.encode(encoding)
+        except UnicodeEncodeError:
+            pass  # only a candidate's own edit can bring such a character; it then runs as UTF-8
+    return text.encode("utf-8", "surrogatepass")
+
+
 def beside_output_path(source: str) -> str:
     """Where a result goes by default: `folder/name.py` -> `folder/name.min.py`."""
     stem, _ = os.path.splitext(source)
@@ -26,12 +58,12 @@ def beside_output_path(source: str) -> str:
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    """Write the Python source `text` (see `source_bytes`) to `path` through a temporary file and a rename."""
     folder = os.path.dirname(os.path.abspath(path))
     handle, temp = tempfile.mkstemp(prefix=".autodd-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(source_bytes(text))
         if os.path.exists(path):
             os.chmod(temp, os.stat(path).st_mode & 0o777)
         else:

@@ -155,3 +155,26 @@ def test_default_output_goes_beside_the_source(program):
     done = autodd(src, "--err-msg", MESSAGE, "-q")
     assert done.returncode == 0, done.stderr
     assert MESSAGE in (src.parent / "inventory.min.py").read_text()
+
+
+@pytest.mark.parametrize("backend", ["runner", "subproc"])
+def test_a_file_in_a_declared_encoding_stays_in_it(tmp_path, backend):
+    """Candidates and the output are written in the encoding the coding cookie names."""
+    text = (
+        "# autodd: freeze-start\n"
+        "# -*- coding: latin-1 -*-\n"
+        "word = 'café'\n"
+        "# autodd: end-freeze\n"
+        "unused = 'déjà vu'\n"
+        "if len(word) != 4:\n"
+        "    raise SystemExit('read as the wrong encoding')\n"
+        "raise ValueError('%s: %d characters' % (word, len(word)))\n"
+    )
+    source = tmp_path / "latin.py"
+    source.write_bytes(text.encode("latin-1"))
+    output = tmp_path / "latin.min.py"
+    done = autodd(source, "--err-msg", "café: 4 characters", "-o", output, "--backend", backend)
+    assert done.returncode == 0, done.stderr
+    reduced = output.read_bytes().decode("latin-1")
+    assert "# -*- coding: latin-1 -*-\nword = 'café'\n" in reduced and "déjà" not in reduced
+    assert "café: 4 characters" in run_standalone(output)

@@ -34,7 +34,7 @@ from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
-from autodd_lsp.files import overwrite
+from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.syntax.metrics import order_key
 
@@ -159,7 +159,7 @@ class CandidateTester:
                 cancel.set()
             self._active.add(cancel)
         try:
-            overwrite(path, text.encode("utf-8", "surrogatepass"))
+            overwrite(path, source_bytes(text))
             with self._running:  # the others in flight end (or are cancelled) soon
                 result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
                 if judge is not None and not result.cancelled and judge(result):

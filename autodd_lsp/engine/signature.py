@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.files import source_bytes
 
 MAX_SUGGESTIONS = 4
 # A stable prefix shorter than this says too little to be worth offering.
@@ -167,8 +168,8 @@ def probe(
         path = source_path
         if scratch is not None:
             path = os.path.join(scratch, os.path.basename(source_path))
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            with open(path, "wb") as handle:
+                handle.write(source_bytes(text))
         runner = create_backend(
             backend,
             python=options.python,
