@@ -75,6 +75,7 @@ class Reduction:
         self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
         self._history: list[str] = [source_text]  # every accepted text, oldest first
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
+        self._pass_context: PassContext | None = None
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -177,8 +178,8 @@ class Reduction:
         changed = False
         level = 0
         while not self.cancelled:
-            source = Source(self.best_text)
-            ctx = PassContext(source, frozen_spans(source))
+            ctx = self._context()
+            source = ctx.source
             edits = reduction_pass.edits(ctx, level)
             if edits is None:
                 break
@@ -191,6 +192,18 @@ class Reduction:
                 break
             level += 1
         return changed
+
+    def _context(self) -> PassContext:
+        """What passes look at: the best text parsed, with its frozen spans and block guards.
+
+        Kept while the best text stays the same: most passes and levels end
+        without a change, and parsing a big file for each would leave the
+        runners idle meanwhile.
+        """
+        if self._pass_context is None or self._pass_context.source.text != self.best_text:
+            source = Source(self.best_text)
+            self._pass_context = PassContext(source, frozen_spans(source))
+        return self._pass_context
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         base, selector = ctx.source.text, EditSelector(edits, ctx.guards)
