@@ -61,6 +61,16 @@ PROGRAMS = {
         '''not the docstring'''
         print(repr(__doc__))
         """,
+    "a string the chunk cutter misreads": """
+        a = 1
+        s = '\"\"\"' + \"\"\"
+        def inside_the_string():
+        \"\"\"
+        def after(x):
+            return 1 / x
+        print(repr(s), a)
+        after(0)
+        """,
     "comment header, then code": """
         #!/usr/bin/env python
         # coding: utf-8
@@ -85,6 +95,14 @@ def test_chunked_code_runs_like_the_file(program, tmp_path):
         plain = fresh.run(str(path), 30)
     assert runner.fallback is None
     assert (chunked.stdout, chunked.stderr, chunked.returncode) == (plain.stdout, plain.stderr, plain.returncode)
+
+
+def test_a_chunk_that_fails_alone_is_compiled_with_the_rest():
+    """The cutter misreads the quotes: the rest of the file is compiled as one piece, not the whole."""
+    text = textwrap.dedent(PROGRAMS["a string the chunk cutter misreads"]).lstrip("\n")
+    code = CandidateCompiler().compile(text, "/tmp/a.py")
+    assert code is not None and len(code) == 2  # `a = 1`, then everything from the misread line on
+    assert code[1].co_firstlineno == 1 and code[1].co_filename == "/tmp/a.py"
 
 
 def test_a_change_recompiles_only_its_chunk():

@@ -9,10 +9,11 @@ moved, its code objects are given their new line numbers instead (line tables
 are relative to `co_firstlineno`, so this is exact) and the candidate's path.
 
 The chunks' code objects then run one after another in the module's
-namespace, as the module's own code would. Where that could differ, the
-whole text is compiled instead: a chunk that does not compile alone, a
-`__future__` import after the first chunk, a later chunk that alone would
-compile to a docstring.
+namespace, as the module's own code would. Where that could differ, more is
+compiled as one piece: from a chunk that does not compile alone to the end
+(the chunks before it compiled, so it starts a statement), or the whole text
+for a `__future__` import after the first chunk or a later chunk that alone
+would compile to a docstring.
 """
 
 from __future__ import annotations
@@ -52,13 +53,16 @@ class CandidateCompiler:
 
     def compile(self, text: str, path: str) -> tuple[CodeType, ...] | None:
         """The code of `text` as if at `path`; None if `text` does not compile."""
-        chunks = split_chunks(split_lines(text))
+        lines = split_lines(text)
+        chunks = split_chunks(lines)
         codes: list[CodeType] = []
         flags = 0
         for index, chunk in enumerate(chunks):
             if index and "__future__" in chunk.text:
                 return _whole(text, path)
             code = self._chunk_code(chunk.text, flags)
+            if code is None and index:
+                return _with_rest(codes, lines, chunk.first, flags, text, path)
             if code is None or (index and "__doc__" in code.co_names):
                 return _whole(text, path)
             if index == 0:
@@ -80,6 +84,21 @@ class CandidateCompiler:
             placed = _relocated(code, chunk.first - 1, path)
             remember(self._placed, key, placed, self._size)
         return placed
+
+
+def _with_rest(
+    codes: list[CodeType], lines: list[str], first: int, flags: int, text: str, path: str
+) -> tuple[CodeType, ...] | None:
+    """The chunks before line `first` compiled alone, so the cut there is a statement
+    start: the rest compiles as one piece (blank lines in front keep its line
+    numbers) exactly when the whole text compiles. Usually it does not: the
+    candidate is rejected without compiling the whole file again."""
+    rest = compile_whole("\n" * (first - 1) + "\n".join(lines[first - 1 :]), path, flags)
+    if rest is None:
+        return None
+    if "__doc__" in rest.co_names:
+        return _whole(text, path)  # alone, its first string would be a docstring
+    return (*codes, rest)
 
 
 def _whole(text: str, path: str) -> tuple[CodeType, ...] | None:
