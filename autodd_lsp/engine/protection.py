@@ -15,9 +15,12 @@ from autodd_lsp.syntax.source import Source, Span
 
 
 def frozen_spans(source: Source) -> list[Span]:
+    regions = parse_freeze(source.text).regions
+    if not regions:
+        return []  # the common case: no walk over the tree for decorators
     decorated = _decorator_starts(source)
     spans = []
-    for region in parse_freeze(source.text).regions:
+    for region in regions:
         s = region.span
         start = source.line_start(s.start_line) + s.start_col
         end = source.line_start(s.end_line) + s.end_col
