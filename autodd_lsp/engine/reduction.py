@@ -211,16 +211,24 @@ class Reduction:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
 
+        interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
+
         def candidate(indices: list[int]) -> str:
             return render(base, selector.patches(indices))
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
-            return self._tester.test(candidate(indices), cancel)
+            text = candidate(indices)
+            verdict = self._tester.test(text, cancel)
+            if verdict:
+                interesting[tuple(sorted(indices))] = text
+            return verdict
 
         def on_accept(applied: list[int]) -> None:
             nonlocal accepted
             accepted = True
-            self._accept(candidate(applied))
+            text = interesting.pop(tuple(sorted(applied)), None)
+            interesting.clear()  # the others were stale
+            self._accept(candidate(applied) if text is None else text)
 
         search(
             strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
