@@ -30,6 +30,16 @@ def _rate(record: dict) -> str:
     return f"{record['candidates'] / record['wall_s']:.0f}"
 
 
+def spread(runs: list[dict]) -> str:
+    """`median of 5 runs; wall 2.4-2.9 s; 180-216 candidates/s`."""
+    walls = [r["wall_s"] for r in runs]
+    rates = [r["candidates"] / r["wall_s"] for r in runs if r.get("candidates") and r.get("wall_s")]
+    text = f"median of {len(runs)} runs; wall {min(walls):.1f}-{max(walls):.1f} s"
+    if rates:
+        text += f"; {min(rates):.0f}-{max(rates):.0f} candidates/s"
+    return text
+
+
 def reproduction_label(repro: dict | None) -> str:
     if repro is None:
         return "-"
@@ -71,11 +81,13 @@ def ratio_line(case_result: dict) -> str:
 
 
 def notes(case_result: dict) -> list[str]:
-    """One line per tool that did not end cleanly, with the reason."""
+    """One line per tool that did not end cleanly, with the reason; the spread of repeated runs."""
     lines = []
     for name, record in sorted(case_result["tools"].items()):
         if record.get("detail"):
             lines.append(f"{name}: {record['detail']}")
+        if record.get("runs"):
+            lines.append(f"{name}: {spread(record['runs'])}")
         repro = record.get("repro")
         if repro and not repro["reproduces"]:
             lines.append(f"{name} output does not reproduce: {repro['why']}")
