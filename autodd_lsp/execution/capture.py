@@ -27,6 +27,7 @@ READ_CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20  # a larger pipe means fewer wake-ups when a candidate floods its output
 STOP_TICK = 0.02  # how often a running candidate's `cancel` event is looked at (seconds)
 EOF_GRACE = 0.2  # after the exit, how long stray writers may keep the pipes open
+PIPE_BATCH = 0.002  # after reading output, how long to let more gather before reading again
 KILL_GRACE = 2.0  # after a kill, how long to wait for the exit status before giving up
 REAP_TIMEOUT = 5.0  # a SIGKILLed process still not gone by then is stuck in the kernel
 KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)
@@ -179,7 +180,7 @@ class _Waker:
     def __init__(self, selector: ReadPoller, cancel) -> None:
         self.read_fd, self.write_fd = os.pipe()
         self.selector, self.lock, self.closed = selector, threading.Lock(), False
-        selector.register(self.read_fd)
+        selector.register(self.read_fd, signal=True)
         self.forget = cancel.on_set(self.wake)
 
     def wake(self) -> None:
@@ -201,28 +202,36 @@ class ReadPoller:
 
     A run waits on three or four descriptors a few times: poll needs no kernel
     object of its own (epoll costs ~6 system calls a run to set up and tear down).
+    "Signal" descriptors (the exit source, a cancel waker) can be waited on alone.
     """
 
     def __init__(self) -> None:
-        self._poll = select.poll() if hasattr(select, "poll") else None
-        self._fds: set[int] = set()
+        self._every = select.poll() if hasattr(select, "poll") else None
+        self._signals = select.poll() if hasattr(select, "poll") else None
+        self._fds: dict[int, bool] = {}  # fd -> is a signal
 
-    def register(self, fd: int) -> None:
-        self._fds.add(fd)
-        if self._poll is not None:
-            self._poll.register(fd, select.POLLIN)
+    def register(self, fd: int, signal: bool = False) -> None:
+        self._fds[fd] = signal
+        if self._every is not None:
+            self._every.register(fd, select.POLLIN)
+            if signal:
+                self._signals.register(fd, select.POLLIN)
 
     def unregister(self, fd: int) -> None:
-        if fd in self._fds:
-            self._fds.discard(fd)
-            if self._poll is not None:
-                self._poll.unregister(fd)
+        signal = self._fds.pop(fd, None)
+        if signal is not None and self._every is not None:
+            self._every.unregister(fd)
+            if signal:
+                self._signals.unregister(fd)
 
-    def select(self, timeout: float) -> list[int]:
-        """The registered descriptors ready to read (or at EOF, or in error) within `timeout` seconds."""
-        if self._poll is None:
-            return select.select(list(self._fds), [], [], max(0.0, timeout))[0]
-        return [fd for fd, _events in self._poll.poll(max(0.0, timeout) * 1000)]
+    def select(self, timeout: float, signals_only: bool = False) -> list[int]:
+        """The descriptors ready to read (or at EOF, or in error) within `timeout` seconds."""
+        timeout = max(0.0, timeout)
+        if self._every is None:
+            fds = [fd for fd, signal in self._fds.items() if signal or not signals_only]
+            return select.select(fds, [], [], timeout)[0]
+        poller = self._signals if signals_only else self._every
+        return [fd for fd, _events in poller.poll(timeout * 1000)]
 
     def close(self) -> None:
         self._fds.clear()
@@ -239,7 +248,8 @@ class _Drain:
             self.selector.register(fd)
         self.exit_fd = watch.fileno()
         if self.exit_fd is not None:
-            self.selector.register(self.exit_fd)
+            self.selector.register(self.exit_fd, signal=True)
+        self.quiet_until = 0.0  # till then, while it runs, only the exit or a cancel wakes us
         self.killed_at: float | None = None  # when we killed it (timeout or stop)
         self.eof_deadline: float | None = None  # set at the exit: how long pipes may stay open
         self.holders_killed = False
@@ -297,10 +307,19 @@ class _Drain:
         return max(0.0, min(self.deadline - now, STOP_TICK))
 
     def _pump(self, timeout: float) -> None:
-        """Wait up to `timeout` for output, news of the exit or a cancel; take what came."""
-        for fd in self.selector.select(timeout):
+        """Wait up to `timeout` for output, news of the exit or a cancel; take what came.
+
+        After output, the pipes rest for PIPE_BATCH while the candidate runs: a
+        traceback or a print loop writes line by line, and waking for each line
+        would take the CPU the candidate needs (the pipes hold 1 MiB meanwhile).
+        """
+        now = time.monotonic()
+        quiet = self.state.exit is None and self.exit_fd is not None and now < self.quiet_until
+        ready = self.selector.select(min(timeout, self.quiet_until - now) if quiet else timeout, quiet)
+        for fd in ready:
             if fd in self.open_pipes:
                 self._read(fd)
+                self.quiet_until = time.monotonic() + PIPE_BATCH
             elif fd == self.exit_fd:
                 if self.state.exit is None:
                     self.state.exit = self.watch.check(True)
