@@ -91,9 +91,9 @@ class CandidateTester:
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
         self._best_key: tuple[int, int] | None = None
-        self._active: set[threading.Event] = set()
         self._numbers = itertools.count()
-        self._pending: weakref.WeakSet[OrderedCancelEvent] = weakref.WeakSet()  # events of candidates not yet judged
+        # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
+        self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
         self._stopped = False
         # Extra structural check (frozen code intact); the engine sets it when needed.
         self.well_formed: Callable[[str], bool] = lambda text: True
@@ -102,7 +102,7 @@ class CandidateTester:
         """The cancel flag of the next candidate (made in proposal order)."""
         with self._lock:
             event = OrderedCancelEvent(next(self._numbers))
-            self._pending.add(event)
+            self._live.add(event)
         return event
 
     def _cancel_later_than(self, event: threading.Event) -> None:
@@ -110,7 +110,7 @@ class CandidateTester:
         if order is None:
             return
         with self._lock:
-            later = [other for other in self._pending if other.order > order]
+            later = [other for other in self._live if getattr(other, "order", -1) > order]
         for other in later:
             other.set()
 
@@ -118,8 +118,9 @@ class CandidateTester:
         """Kill every running candidate; later ones are refused."""
         with self._lock:
             self._stopped = True
-            for event in self._active:
-                event.set()
+            events = list(self._live)
+        for event in events:
+            event.set()
 
     def set_best(self, text: str) -> None:
         self._best_key = order_key(text)
@@ -132,7 +133,7 @@ class CandidateTester:
     def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
         with self._compiled_in_slot(text) as (path, code):
-            return self._run_at(path, text, code, timeout, cancel, learn_imports)
+            return self._run_at(path, source_bytes(text), code, timeout, cancel, learn_imports)
 
     @contextlib.contextmanager
     def _compiled_in_slot(self, text: str):
@@ -146,20 +147,20 @@ class CandidateTester:
     def _run_at(
         self,
         path: str,
-        text: str,
+        data: bytes,
         code: tuple[CodeType, ...] | None,
         timeout: float,
         cancel,
         learn_imports: bool = False,
         judge: Callable[[RunResult], bool] | None = None,
     ) -> RunResult:
-        """Write `text` at `path` and run it; `judge`, if given, is called before the run slot is freed."""
+        """Write `data` (the file's bytes) at `path` and run it; `judge`, if given, is called before the run slot is freed."""
         with self._lock:
             if self._stopped:
                 cancel.set()
-            self._active.add(cancel)
+            self._live.add(cancel)
         try:
-            overwrite(path, source_bytes(text))
+            overwrite(path, data)
             with self._running:  # the others in flight end (or are cancelled) soon
                 result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
                 if judge is not None and not result.cancelled and judge(result):
@@ -167,14 +168,14 @@ class CandidateTester:
                 return result
         finally:
             with self._lock:
-                self._active.discard(cancel)
-                self._pending.discard(cancel)
+                self._live.discard(cancel)
 
     def test(self, text: str, cancel: threading.Event) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?"""
         if self._best_key is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        data = source_bytes(text)  # hashed for the cache, then written
+        digest = hashlib.blake2b(data, digest_size=16).digest()
         with self._lock:
             known = self._verdicts.get(digest)
             if known is not None:
@@ -195,7 +196,7 @@ class CandidateTester:
                 verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
                 return verdict
 
-            result = self._run_at(path, text, code, self.timeout, cancel, judge=judge)
+            result = self._run_at(path, data, code, self.timeout, cancel, judge=judge)
         if result.cancelled:
             return False  # incomplete: never cached
         with self._lock:

@@ -403,6 +403,10 @@ class RunningGroups:
     def discard(self, pgid: int) -> None:
         self.groups.discard(pgid)
 
+    def stop_check(self, cancel: threading.Event | None) -> Callable[[], bool]:
+        """Whether a run must stop now: the backend was closed, or the run's `cancel` was set."""
+        return lambda: self.closed or (cancel is not None and cancel.is_set())
+
     def close(self) -> None:
         self.closed = True
         for pgid in list(self.groups):

@@ -350,9 +350,7 @@ class ForkServerBackend(Backend):
         code: Sequence[CodeType] | None = None,
         learn_imports: bool = False,
     ) -> RunResult:
-        def should_stop() -> bool:
-            return self._running.closed or (cancel is not None and cancel.is_set())
-
+        should_stop = self._running.stop_check(cancel)
         if should_stop():
             return cancelled_result()
         try:

@@ -40,7 +40,7 @@ class SubprocessBackend(Backend):
         learn_imports: bool = False,
     ) -> RunResult:
         # `code` and `learn_imports` are of no use to a fresh interpreter: it does what `python` does.
-        if self._running.closed or (cancel is not None and cancel.is_set()):
+        if self._running.stop_check(cancel)():
             return cancelled_result()
         path = os.path.abspath(path)
         stdout_r, stdout_w = make_pipe()
@@ -78,7 +78,7 @@ class SubprocessBackend(Backend):
                 watch,
                 limit=self.output_limit,
                 deadline=started + timeout,
-                should_stop=lambda: self._running.closed or (cancel is not None and cancel.is_set()),
+                should_stop=self._running.stop_check(cancel),
                 cancel=cancel,
             )
         finally:
