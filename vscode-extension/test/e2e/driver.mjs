@@ -244,7 +244,16 @@ async function clickContextMenuItem(page, label) {
   }, label);
   const el = handle.asElement();
   if (!el) throw new Error(`no "${label}" in the context menu`);
+  // the menu fades and slides in: a click during that can land beside the item
+  let box = null;
+  await waitFor(`"${label}" to stop moving`, async () => {
+    const now = await el.boundingBox();
+    const still = now && box && now.x === box.x && now.y === box.y && now.width > 0;
+    box = now;
+    return still;
+  }, 5000, 100);
   await el.click();
+  await waitFor('the context menu to close', async () => (await contextMenuLabels(page)).length === 0, 5000, 100);
 }
 
 /** Right-clicks the selection of the active editor and returns the menu's labels. */
@@ -316,15 +325,22 @@ async function uiPhase(browser) {
     }, 15000);
     await sleep(500);
     await shot(page, 'ui-frozen');
+    // focus the text again (the menu took it), then select all of it
+    await page.click('.editor-group-container.active .monaco-editor .view-lines');
     await page.keyboard.down('Control');
     await page.keyboard.press('KeyA');
     await page.keyboard.up('Control');
-    await sleep(300);
+    const editor = '.editor-group-container.active .monaco-editor';
+    await waitFor('every line to be selected', async () => // the empty last line has no highlight
+      (await page.$$(`${editor} .selected-text`)).length >= (await page.$$(`${editor} .view-line`)).length - 1, 5000, 100);
     const labels2 = await openEditorContextMenu(page);
     await shot(page, 'ui-context-menu-unfreeze');
     if (!labels2.includes('Unfreeze selection')) throw new Error(`no "Unfreeze selection": ${labels2.join(', ')}`);
     await clickContextMenuItem(page, 'Unfreeze selection');
-    await waitFor('the freeze marker to go', async () => !/autodd: freeze|__freeze__/.test(await activeEditorText(page)), 15000);
+    await waitFor('the freeze marker to go', async () => {
+      if (!/autodd: freeze|__freeze__/.test(await activeEditorText(page))) return true;
+      throw new Error(`notifications: ${(await toasts(page)).join(' / ') || 'none'}`);
+    }, 15000);
     await runCommand(page, 'File: Revert File');
     await sleep(300);
     return frozen.split('\n').filter((l) => /autodd|__freeze__/.test(l)).join(' | ');
