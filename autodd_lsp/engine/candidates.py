@@ -90,7 +90,8 @@ class CandidateTester:
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
-        self._best_key: tuple[int, int] | None = None
+        self._best_text: str | None = None
+        self._best_key: tuple[int, int] | None = None  # order_key(_best_text), worked out on the first tie
         self._numbers = itertools.count()
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
@@ -123,12 +124,17 @@ class CandidateTester:
             event.set()
 
     def set_best(self, text: str) -> None:
-        self._best_key = order_key(text)
+        self._best_text, self._best_key = text, None
 
     def _smaller_than_best(self, text: str) -> bool:
-        # Almost every candidate is shorter: the literal sum (a regex over the text) breaks ties only.
-        length = len(text)
-        return length < self._best_key[0] or (length == self._best_key[0] and order_key(text) < self._best_key)
+        # Almost every candidate is shorter: the literal sum (a regex over the text) breaks ties only,
+        # so it is not worked out for each accepted text (~1 ms each on a number-heavy file).
+        best = self._best_text
+        if len(text) != len(best):
+            return len(text) < len(best)
+        if self._best_key is None:
+            self._best_key = order_key(best)
+        return order_key(text) < self._best_key
 
     def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
@@ -172,7 +178,7 @@ class CandidateTester:
 
     def test(self, text: str, cancel: threading.Event) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?"""
-        if self._best_key is not None and not self._smaller_than_best(text):
+        if self._best_text is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)
         data = source_bytes(text)  # hashed for the cache, then written
         digest = hashlib.blake2b(data, digest_size=16).digest()
