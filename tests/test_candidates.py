@@ -48,3 +48,20 @@ def test_an_uninteresting_verdict_cancels_nothing(tmp_path):
     finally:
         backend.close()
         slots.remove()
+
+
+def test_only_smaller_texts_run_and_equal_lengths_compare_their_literals(tmp_path):
+    tester, backend, slots = make_tester(tmp_path)
+    best = "n = 50\nraise ValueError('boom', n)\n"
+    tester.set_best(best)
+    try:
+        runs = tester.counters.candidates_run
+        for bigger in (best.replace("50", "100"), best, best.replace("50", "51")):
+            assert not tester.test(bigger, tester.new_cancel_event())
+        assert tester.counters.candidates_run == runs  # refused without running
+        assert tester.test(best.replace("50", "49"), tester.new_cancel_event())  # same length, smaller literal
+        assert tester.test(best.replace("50", "7"), tester.new_cancel_event())  # shorter
+        assert tester.counters.candidates_run == runs + 2
+    finally:
+        backend.close()
+        slots.remove()
