@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from autodd_lsp.syntax.chunks import Chunk, recall, remember
+from autodd_lsp.syntax.source import first_line
 
 _CACHE_SIZE = 4096  # chunks: several versions of a few large files
 
@@ -45,7 +46,7 @@ class ChunkParser:
         """
         body = module.body
         starts = [stmt.lineno for stmt in body]
-        firsts = [min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())]) for stmt in body]
+        firsts = [first_line(stmt) for stmt in body]
         if not set(chunk.first for chunk in chunks[1:]) <= set(firsts):
             return False  # a cut inside a statement (a string, a bracket)
         for chunk in chunks:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from autodd_lsp.freeze.chunks import ChunkParser
 from autodd_lsp.syntax.chunks import Chunk, split_chunks, split_lines
+from autodd_lsp.syntax.source import first_line
 from autodd_lsp.freeze.model import Problem, Span
 
 # The line breaks Python's tokenizer honours: \f, \v, \x1c, \u2028 ... are not.
@@ -93,12 +94,6 @@ def _syntax_problem(text: str, error: SyntaxError) -> Problem:
     end = (error.end_offset or 0) - 1 + shift if error.end_lineno == line else width
     end = min(max(end, start + 1), max(width, start + 1))
     return Problem(line, start, end, error.msg or "invalid syntax")
-
-
-def first_line(node: ast.AST) -> int:
-    """The node's first line, decorators included."""
-    decorators = getattr(node, "decorator_list", None)
-    return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
 
 
 def is_compound(stmt: ast.stmt) -> bool:

@@ -56,9 +56,7 @@ class Source:
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     def first_line(self, stmt: ast.stmt) -> int:
-        """A statement's first line, its decorators included."""
-        decorators = getattr(stmt, "decorator_list", None) or []
-        return min([stmt.lineno] + [d.lineno for d in decorators])
+        return first_line(stmt)
 
     def owns_its_lines(self, stmt: ast.stmt) -> bool:
         """True when nothing but this statement (and a comment) sits on its lines."""
@@ -104,6 +102,12 @@ class Source:
             for child in ast.iter_child_nodes(node):
                 parents[child] = node
         return parents
+
+
+def first_line(node: ast.AST) -> int:
+    """The node's first line, its decorators included."""
+    decorators = getattr(node, "decorator_list", None)
+    return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
 
 
 def _col_of_first(stmt: ast.stmt) -> int:
