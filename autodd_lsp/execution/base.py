@@ -43,21 +43,27 @@ class RunResult:
         return (self.stdout + b"\n" + self.stderr).decode("utf-8", errors="replace")
 
 
-class CancelEvent(threading.Event):
+class CancelEvent:
     """A cancel flag that a running candidate reacts to at once, not at its next tick.
 
-    `set()` also runs the callbacks added with `on_set` (a backend's wake-up).
+    Quacks like `threading.Event` (`is_set`, `set`, `wait`); `set()` also runs the
+    callbacks added with `on_set` (a backend's wake-up). One is made per candidate:
+    unlike `threading.Event` it builds no Condition unless someone waits on it.
     """
 
     def __init__(self) -> None:
-        super().__init__()
+        self._flag = False
         self._callbacks: list[Callable[[], None]] = []
         self._guard = threading.Lock()
+        self._waiter: threading.Event | None = None
+
+    def is_set(self) -> bool:
+        return self._flag
 
     def on_set(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Run `callback` when set (at once if set already); returns a function that forgets it."""
         with self._guard:
-            if not self.is_set():
+            if not self._flag:
                 self._callbacks.append(callback)
                 return lambda: self._forget(callback)
         callback()
@@ -70,10 +76,24 @@ class CancelEvent(threading.Event):
 
     def set(self) -> None:
         with self._guard:
-            super().set()
+            if self._flag:
+                return
+            self._flag = True
             callbacks, self._callbacks = self._callbacks, []
+            waiter = self._waiter
+        if waiter is not None:
+            waiter.set()
         for callback in callbacks:
             callback()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        with self._guard:
+            if self._flag:
+                return True
+            if self._waiter is None:
+                self._waiter = threading.Event()
+            waiter = self._waiter
+        return waiter.wait(timeout)
 
 
 class Backend(ABC):
