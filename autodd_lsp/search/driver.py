@@ -58,16 +58,20 @@ def search(
             strategy.feedback(subset, interesting)
             if interesting:
                 on_accept(list(strategy.applied))
-                _cancel_all(in_flight)
+                _cancel_all(in_flight, wait=False)
                 speculative = strategy.copy()
     finally:
-        _cancel_all(in_flight)
+        _cancel_all(in_flight, wait=True)
     return strategy.applied
 
 
-def _cancel_all(in_flight: deque) -> None:
+def _cancel_all(in_flight: deque, wait: bool) -> None:
+    """Cancel what is in flight. Without `wait` they are dropped at once: a stale
+    candidate still being prepared finishes that (a compile, ~1 ms) and then
+    returns without running, while the next proposals are prepared already."""
     for _, _, cancel in in_flight:
         cancel.set()
-    for _, future, _ in in_flight:
-        future.exception()  # wait: a cancelled run returns within milliseconds
+    if wait:
+        for _, future, _ in in_flight:
+            future.exception()  # a cancelled run returns within milliseconds
     in_flight.clear()
