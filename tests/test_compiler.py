@@ -138,3 +138,18 @@ def test_the_runner_runs_the_code_it_is_given(tmp_path):
     with create_backend("runner", python=sys.executable, cwd=str(tmp_path)) as runner:
         result = runner.run(str(path), 30, code=code)
     assert result.stdout == b"compiled by the caller\n"
+
+
+def test_the_runner_runs_staged_code_only_if_it_is_the_code_run(tmp_path):
+    """Code written ahead with `stage` is used by the run it was staged for, not by another."""
+    path = tmp_path / "prog.py"
+    path.write_text("print('compiled from the file')\n")
+    compiler = CandidateCompiler()
+    staged = compiler.compile("print('staged')\n", str(path))
+    other = compiler.compile("print('given to run')\n", str(path))
+    with create_backend("runner", python=sys.executable, cwd=str(tmp_path)) as runner:
+        runner.stage(str(path), staged)
+        assert runner.run(str(path), 30, code=staged).stdout == b"staged\n"
+        runner.stage(str(path), staged)
+        assert runner.run(str(path), 30, code=other).stdout == b"given to run\n"
+        assert runner.run(str(path), 30, code=staged).stdout == b"staged\n"  # nothing staged: written now

@@ -183,6 +183,7 @@ class CandidateTester:
             self._live.add(cancel)
         try:
             overwrite(path, data)
+            self.backend.stage(path, code)
             with self._running:  # the others in flight end (or are cancelled) soon
                 result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
                 if judge is not None and not result.cancelled and judge(result):

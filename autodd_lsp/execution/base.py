@@ -140,6 +140,13 @@ class Backend(ABC):
         engine/compiler.py). A backend may run them instead of compiling again.
         """
 
+    def stage(self, path: str, code: Sequence[CodeType] | None) -> None:
+        """Before `run(path, ..., code=code)`: write ahead what that run will need.
+
+        Called outside the limit of `jobs` concurrent runs, while another candidate
+        runs, so that work is off the path from one run to the next.
+        """
+
     @abstractmethod
     def close(self) -> None:
         """Kill every running candidate and worker, remove temp files. Idempotent, any thread."""

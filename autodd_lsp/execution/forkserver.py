@@ -230,9 +230,11 @@ class ForkServerBackend(Backend):
         self._names = list(self.preload)  # the preload prefix still believed safe
         self._warm_lock = threading.Lock()
         self._started = False
-        # Per slot, files that travel with a request (compiled code, modules imported).
+        # Files that travel with a request (compiled code, modules imported).
         self._scratch_dir: str | None = None
         self._scratch_lock = threading.Lock()
+        self._code_files: dict[str, str] = {}  # candidate path -> its code file's name
+        self._staged: dict[str, tuple[Sequence[CodeType], str]] = {}  # path -> (code, its file)
         if not fork_supported():
             self._fall_back("this platform cannot fork")
 
@@ -367,7 +369,7 @@ class ForkServerBackend(Backend):
             return cancelled_result()
         imports_file = self._scratch_path(f"imports{slot}") if learn_imports else ""
         try:
-            files = {"code": self._write_code(slot, code), "imports": imports_file}
+            files = {"code": self._code_file(path, code), "imports": imports_file}
             result = self._run_in_slot(slot, path, files, timeout, cancel, should_stop)
         finally:
             self._free_slots.put(slot)
@@ -384,21 +386,37 @@ class ForkServerBackend(Backend):
                 self._scratch_dir = tempfile.mkdtemp(prefix="autodd-runner-")
             return os.path.join(self._scratch_dir, name)
 
-    def _write_code(self, slot: int, code: Sequence[CodeType] | None) -> str:
-        """The slot's marshal file holding `code` ("" if none): the child loads it instead of compiling.
+    def stage(self, path: str, code: Sequence[CodeType] | None) -> None:
+        """Write `code`'s marshal file now (~0.2 ms), not once the run may start."""
+        path = os.path.abspath(path)
+        if code is not None:
+            self._staged[path] = (code, self._write_code(path, code))
+
+    def _code_file(self, path: str, code: Sequence[CodeType] | None) -> str:
+        staged_code, staged_file = self._staged.pop(path, (None, ""))
+        if code is None or staged_code is code:
+            return staged_file if code is not None else ""
+        return self._write_code(path, code)
+
+    def _write_code(self, path: str, code: Sequence[CodeType]) -> str:
+        """The marshal file holding `code` for candidate `path` ("" if none): the child loads it
+        instead of compiling.
 
         Loading is ~5x cheaper than compiling in a fresh fork, where every page the
         compiler writes is a copy-on-write fault. The header makes a child whose
-        Python differs (magic number, -O level) compile for itself.
+        Python differs (magic number, -O level) compile for itself. One file per
+        candidate path: a path is run by one caller at a time.
         """
-        path = self._scratch_path(f"code{slot}") if code is not None else ""
-        if not path:
+        with self._scratch_lock:
+            name = self._code_files.setdefault(path, f"code{len(self._code_files)}")
+        code_file = self._scratch_path(name)
+        if not code_file:
             return ""
         try:
-            overwrite(path, CODE_HEADER + marshal.dumps(tuple(code)))
+            overwrite(code_file, CODE_HEADER + marshal.dumps(tuple(code)))
         except (OSError, ValueError):
             return ""  # closed meanwhile, or unmarshallable: the child compiles
-        return path
+        return code_file
 
     def _adopt_imports(self, imports_file: str) -> None:
         """Preload, from now on, the modules the program imported while it ran (if many).
