@@ -1,5 +1,6 @@
 """ProbDD finds a minimal subset, and the parallel driver decides exactly as the sequential one."""
 
+import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -85,3 +86,22 @@ def test_one_more_candidate_than_jobs_is_prepared():
     with ThreadPoolExecutor(4) as pool:
         search(ProbDD(8), test, pool, 1, lambda applied: None, lambda: False)
     assert most[0] == 2
+
+
+def sequential_decisions(size, needed):
+    """The strategy alone, one proposal at a time: what any driver must decide."""
+    strategy, accepted = ProbDD(size), []
+    while (subset := strategy.propose()) is not None:
+        interesting = not (set(strategy.applied + subset) & needed)
+        strategy.feedback(subset, interesting)
+        if interesting:
+            accepted.append(list(strategy.applied))
+    return sorted(strategy.applied), accepted
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_driver_decides_like_the_strategy_alone(jobs, seed):
+    rng = random.Random(seed)
+    needed = set(rng.sample(range(40), rng.randint(1, 12)))
+    assert run_search(40, needed, jobs=jobs, delay=0.002) == sequential_decisions(40, needed)
