@@ -73,7 +73,7 @@ class JobSlots:
 
 class RunPermits:
     """`jobs` permits to run, taken with `with`. A C-level queue of tokens: a
-    `threading.Semaphore` is Python code around a Condition (~0.1 ms a candidate)."""
+    `threading.Semaphore` is Python code around a Condition, taken twice a candidate."""
 
     def __init__(self, jobs: int) -> None:
         self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
@@ -143,8 +143,8 @@ class CandidateTester:
         self._best_text, self._best_key = text, None
 
     def _smaller_than_best(self, text: str) -> bool:
-        # Almost every candidate is shorter: the literal sum (a regex over the text) breaks ties only,
-        # so it is not worked out for each accepted text (~1 ms each on a number-heavy file).
+        # Almost every candidate is shorter: the literal sum (a regex over the whole text) breaks
+        # ties only, so it is worked out on a tie, not for each accepted text.
         best = self._best_text
         if len(text) != len(best):
             return len(text) < len(best)

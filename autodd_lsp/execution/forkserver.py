@@ -393,14 +393,17 @@ class ForkServerBackend(Backend):
             self._staged[path] = (code, self._write_code(path, code))
 
     def _code_file(self, path: str, code: Sequence[CodeType] | None) -> str:
-        staged_code, staged_file = self._staged.pop(path, (None, ""))
-        if code is None or staged_code is code:
-            return staged_file if code is not None else ""
+        """The marshal file of `code` for this run: the staged one if it holds `code`."""
+        staged_code, staged_file = self._staged.pop(path, (None, ""))  # used once at most
+        if code is None:
+            return ""
+        if staged_code is code:
+            return staged_file
         return self._write_code(path, code)
 
     def _write_code(self, path: str, code: Sequence[CodeType]) -> str:
-        """The marshal file holding `code` for candidate `path` ("" if none): the child loads it
-        instead of compiling.
+        """The marshal file holding `code` for candidate `path` ("" if it cannot be written):
+        the child loads it instead of compiling.
 
         Loading is ~5x cheaper than compiling in a fresh fork, where every page the
         compiler writes is a copy-on-write fault. The header makes a child whose
