@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import codecs
+import io
 import os
-import re
 import tempfile
 import tokenize
-
-# PEP 263: a comment on line 1 (or on line 2 below a blank or comment line 1).
-_CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-_BLANK_OR_COMMENT = re.compile(r"^[ \t\f]*(?:[#\r\n]|$)")
 
 
 def read_python_source(path: str) -> str:
@@ -27,17 +22,14 @@ def read_python_source(path: str) -> str:
 
 def source_encoding(text: str) -> str:
     """The encoding Python will read `text` in once written: its coding cookie's, else UTF-8."""
-    lines = text.split("\n", 2)
-    for index, line in enumerate(lines[:2]):
-        found = _CODING_COOKIE.match(line)
-        if found:
-            try:
-                return codecs.lookup(found.group(1)).name
-            except LookupError:
-                return "utf-8"  # Python refuses the file anyway; what we write does not matter
-        if index == 0 and not _BLANK_OR_COMMENT.match(line):
-            break
-    return "utf-8"
+    first = text.find("\n")
+    second = text.find("\n", first + 1) if first >= 0 else -1
+    head = text if second < 0 else text[: second + 1]  # a cookie sits on line 1 or 2 (PEP 263)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head.encode("utf-8", "surrogatepass")).readline)
+    except SyntaxError:
+        return "utf-8"  # an unknown encoding: Python refuses the file anyway
+    return "utf-8" if encoding.startswith("utf-8") else encoding
 
 
 def source_bytes(text: str) -> bytes:
