@@ -68,14 +68,21 @@ def test_sizes_and_order():
 
 
 def _pairwise_choice(edits, guards):
-    """The selection rule, spelled out: an edit is taken if no patch of it crosses a guard or one taken."""
+    """The selection rule, spelled out: an edit is taken if no patch of it crosses a guard or one
+    taken; with it come the guards around its patches (all guards if some guards cross)."""
     from autodd_lsp.syntax.patch import _crosses
 
     chosen = []
     for edit in edits:
         if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
             chosen.extend(edit.patches)
-    return {id(p) for p in chosen + list(guards)}
+
+    def nest(a, b):
+        return a.end <= b.start or b.end <= a.start or (a.start <= b.start and b.end <= a.end) or (b.start <= a.start and a.end <= b.end)
+
+    nested = all(nest(a, b) for a in guards for b in guards)
+    around = [g for g in guards if any(not nested or g.start <= p.start and p.end <= g.end for p in chosen)]
+    return {id(p) for p in chosen + around}
 
 
 def _random_edits(rng, max_edits):
@@ -151,6 +158,38 @@ def test_render_of_nested_blocks_matches_a_plain_recursive_renderer():
         rendered = render(text, patches)
         assert rendered == _plain_render(text, patches)
         ast.parse(rendered)  # guards keep every emptied block valid
+
+
+def test_guards_around_the_chosen_edits_render_what_every_guard_renders():
+    """Only the guards enclosing a chosen patch are applied: the others would copy their span."""
+    import random
+    from pathlib import Path
+
+    from autodd_lsp.passes import registered_passes
+    from autodd_lsp.passes.base import PassContext
+    from autodd_lsp.syntax.patch import EditSelector, _sort_key
+
+    text = (Path(__file__).parent.parent / "benchmarks" / "corpus" / "plain_python.py").read_text()
+    source = Source(text)
+    ctx = PassContext(source, [])
+    guards = ctx.guards
+    rng = random.Random(5)
+    checked = fewer = 0
+    levels = [(p, level) for p in registered_passes() for level in (range(4) if p.has_levels else [0])]
+    for reduction_pass, level in levels:
+        edits = reduction_pass.edits(ctx, level) or []
+        if not edits:
+            continue
+        selector = EditSelector(edits, guards)
+        for _ in range(40):
+            subset = rng.sample(range(len(edits)), rng.randrange(1, len(edits) + 1))
+            picked = selector.patches(subset)
+            chosen = [p for p in picked if not p.guard]
+            fewer += len(picked) - len(chosen) < len(guards)
+            everything = sorted(list(guards) + chosen, key=_sort_key)
+            assert render(text, picked) == render(text, everything)
+            checked += 1
+    assert checked > 200 and fewer > checked // 2
 
 
 def _plain_render(text, patches):

@@ -89,7 +89,9 @@ class EditSelector:
 
     Which edits cross a guard, and which cross each other, depends only on the
     edits: it is worked out once here, so that a candidate costs only its own
-    edits, not a comparison with every patch of the file.
+    edits, not a comparison with every patch of the file. Likewise which guards
+    enclose each edit: a guard with no chosen patch inside renders its span
+    unchanged, so only the enclosing ones are applied (a file has a guard per block).
     """
 
     def __init__(self, edits: Sequence[Edit], guards: Sequence[Patch]) -> None:
@@ -98,18 +100,60 @@ class EditSelector:
         placed_guards = _Intervals(guards)
         self._blocked = [any(placed_guards.crossed_by(p) for p in edit.patches) for edit in self.edits]
         self._conflicts = _crossing_pairs(self.edits)
+        tree = _GuardTree(self.guards)
+        self._enclosing = [tree.enclosing(edit.patches) for edit in self.edits]
 
     def patches(self, indices: Iterable[int]) -> list[Patch]:
-        """The patches of the edits at `indices`, taken in increasing order, first chosen wins."""
+        """The patches of the edits at `indices`, taken in increasing order, first chosen wins,
+        with the guards around them."""
         chosen: set[int] = set()
-        selected = list(self.guards)
+        guards: set[int] = set()
+        selected: list[Patch] = []
         for index in sorted(indices):
             if self._blocked[index] or not chosen.isdisjoint(self._conflicts.get(index, ())):
                 continue
             chosen.add(index)
             selected.extend(self.edits[index].patches)
+            guards.update(self._enclosing[index])
+        selected = [self.guards[g] for g in sorted(guards)] + selected  # guards first, as given
         selected.sort(key=_sort_key)
         return selected
+
+
+class _GuardTree:
+    """Block guards nest (blocks do): the guards around a patch are the innermost one
+    and its ancestors. If some do not nest, every guard counts as around every patch."""
+
+    def __init__(self, guards: Sequence[Patch]) -> None:
+        self._order = sorted(range(len(guards)), key=lambda g: (guards[g].start, -guards[g].end))
+        self._starts = [guards[g].start for g in self._order]
+        self._guards = guards
+        self._parent: dict[int, int | None] | None = {}
+        open_guards: list[int] = []  # the chain of guards around the current start
+        for g in self._order:
+            while open_guards and guards[open_guards[-1]].end <= guards[g].start:
+                open_guards.pop()
+            if open_guards and guards[open_guards[-1]].end < guards[g].end:
+                self._parent = None  # crossing guards
+                break
+            self._parent[g] = open_guards[-1] if open_guards else None
+            open_guards.append(g)
+
+    def enclosing(self, patches: Iterable[Patch]) -> frozenset[int]:
+        if self._parent is None:
+            return frozenset(range(len(self._guards)))
+        found: set[int] = set()
+        for patch in patches:
+            if patch.start == patch.end:  # an insertion may also touch the end of a guard
+                found.update(g for g in self._order if self._guards[g].start <= patch.start <= self._guards[g].end)
+                continue
+            position = bisect_right(self._starts, patch.start)
+            guard = self._order[position - 1] if position else None
+            while guard is not None and guard not in found:
+                if self._guards[guard].end >= patch.end:
+                    found.add(guard)  # and, nesting, all of its ancestors
+                guard = self._parent[guard]
+        return frozenset(found)
 
 
 def _crossing_pairs(edits: Sequence[Edit]) -> dict[int, set[int]]:
