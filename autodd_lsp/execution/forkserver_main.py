@@ -55,7 +55,7 @@ SERVER_PID = None
 MAX_REQUEST = 1 << 16  # path, cwd and folder, as a spare child receives them
 HIGH_FD = 1023  # where a candidate keeps its report socket (lowered to RLIMIT_NOFILE - 1)
 REPORT = None  # in a candidate: its Report
-REHEARSAL = b"print(1)\n"
+REHEARSAL = b""  # in the server and its children: a marshalled code object (see warm_up_children)
 INHERITED_FINALIZERS = None
 CODE_HEADER = None  # in the server and its children: code_header()
 SERVER_MODULES = frozenset()  # what sys.modules held when the server was ready
@@ -211,9 +211,12 @@ def flush_all():
 def warm_up_children():
     """Do here, once, the lazy one-time set-up every child would otherwise redo (and copy).
 
-    The first `compile()` in a process builds the AST node classes (~2-3 ms).
+    The first `compile()` in a process builds the AST node classes (~2-3 ms). The
+    code a spare rehearses loading is compiled here too: a candidate loads its code
+    and does not compile (unless its code file is unusable).
     """
-    compile(b"", "<autodd warm-up>", "exec", dont_inherit=True)
+    global REHEARSAL
+    REHEARSAL = marshal.dumps(compile(b"print(1)\n", "<autodd rehearsal>", "exec", dont_inherit=True))
 
 
 def collapse_into_huge_pages():
@@ -250,6 +253,7 @@ def serve(channel):
     demand: the server does nothing in between but wait.
     """
     spare = None
+    flush_all()  # nothing writes to the server's buffers from here on: no fork duplicates them
     try:
         while not channel.closed:
             spare = spare or Spare(channel)
@@ -283,7 +287,6 @@ class Spare:
 
     def __init__(self, channel, foreign=()):
         """`foreign`: the server's descriptors for the running candidate, closed in the child."""
-        flush_all()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs = Report(theirs)  # made here: the server's own pages are not shared yet
         pid = os.fork()
@@ -476,12 +479,12 @@ def rehearse():
     """While waiting, go through the request's hot path without effect.
 
     A fork's child pays a copy-on-write fault for each page it first writes, and
-    the code it runs (reading, compiling, printing) writes many; taking them now
+    the code it runs (reading, loading code, printing) writes many; taking them now
     takes them off the candidate's time. Nothing here is visible to the candidate.
     """
     try:
         read_source(os.devnull)
-        marshal.loads(marshal.dumps(compile(REHEARSAL, "<autodd rehearsal>", "exec", dont_inherit=True)))
+        marshal.loads(REHEARSAL)
         print(end="")
         REPORT.identify()
     except Exception:
