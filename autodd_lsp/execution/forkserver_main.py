@@ -6,11 +6,11 @@ server's end of a Unix socket pair. Standalone on purpose: the candidates'
 interpreter need not have autodd_lsp installed, so nothing of ours is imported
 (and the syntax stays Python 3.9's). The client imports `Channel` from here.
 
-Protocol, one message (see `Channel`) each:
+Protocol (messages are dicts, framed as `Channel` says):
   client -> server  {"preload": [names]}                               once
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
-                     "tainted": null | {"index": i, "reason": why}}     then exits if tainted
+                     "tainted": None | {"index": i, "reason": why}}     then exits if tainted
   client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i}
                     + fds [stdout_w, stderr_w]  per candidate (f: realpath(p)'s folder; c: "" or a
                                             file of code_header() + marshal of a tuple of
