@@ -83,3 +83,20 @@ def program(tmp_path):
         return path
 
     return make
+
+
+def write_python_without_runner(folder: Path) -> Path:
+    """A `python` whose fork server cannot start (it says why); it runs everything else."""
+    path = folder / "python-without-runner"
+    path.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in *forkserver_main.py) echo "no fork server here" >&2; exit 1;; esac\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def python_without_runner(tmp_path):
+    return write_python_without_runner(tmp_path)

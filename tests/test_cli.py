@@ -47,6 +47,15 @@ def test_quiet_prints_only_the_summary(program, tmp_path):
     assert [line for line in done.stderr.splitlines() if line.strip()][0].startswith("Done:")
 
 
+def test_a_runner_that_cannot_start_is_noted_once(program, tmp_path, python_without_runner):
+    source = program("inventory.py")
+    done = autodd(source, "--err-msg", MESSAGE, "-o", tmp_path / "m.py", "--python", python_without_runner)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("autodd: note:")]
+    assert len(notes) == 1 and "runner backend is unavailable (the fork server could not start" in notes[0]
+    assert MESSAGE in run_standalone(tmp_path / "m.py")
+
+
 def test_module_and_script_entry_points_agree():
     assert autodd("--help").returncode == 0
     script = os.path.join(os.path.dirname(sys.executable), "autodd")

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from autodd_lsp.engine import Accepted, NotReproducible, ReduceOptions, Reduction, UsageError
+from autodd_lsp.engine import Accepted, Notice, NotReproducible, ReduceOptions, Reduction, UsageError
 from conftest import run_standalone
 
 BACKENDS = ["runner", "subproc"]
@@ -34,6 +34,17 @@ def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
     assert accepted and accepted[-1].text == summary.text
     sizes = [e.size.nodes for e in accepted]
     assert sizes == sorted(sizes, reverse=True)
+    assert not [e for e in events if isinstance(e, Notice)]  # nothing slower than asked
+
+
+def test_a_runner_that_cannot_start_is_said_once_and_subproc_takes_over(program, python_without_runner):
+    path = program("inventory.py")
+    summary, events = reduce(path, MESSAGE, python=str(python_without_runner))
+    assert summary.verified and summary.final.nodes < summary.original.nodes / 5
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert len(notices) == 1
+    assert "runner backend is unavailable" in notices[0] and "no fork server here" in notices[0]
+    assert "\n" not in notices[0]
 
 
 def test_output_keeps_the_users_own_text_and_adds_nothing(program):

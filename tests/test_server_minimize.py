@@ -73,6 +73,21 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
     assert any(isinstance(v, types.WorkDoneProgressReport) and "nodes" in (v.message or "") for v in values)
 
 
+async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: LanguageClient, tmp_path):
+    from conftest import write_python_without_runner
+
+    source = h.write(tmp_path, "slow.py", h.FAILING_PROGRAM)
+    uri = h.open_document(client, source)
+    interpreter = str(write_python_without_runner(tmp_path))
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "interpreter": interpreter})
+
+    assert result.status == "done", result.message
+    warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+    assert len(warnings) == 1 and "runner backend is unavailable" in warnings[0], warnings
+    assert "no fork server here" in warnings[0]
+
+
 async def test_minimize_in_place_with_the_clients_progress_token(client: LanguageClient, tmp_path):
     source = h.write(tmp_path, "inplace.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from autodd_lsp.engine import Accepted, Event, Failed, Finished, PassStarted, Progress, Size, Started, Stats
+from autodd_lsp.engine import Accepted, Event, Failed, Finished, Notice, PassStarted, Progress, Size, Started, Stats
 
 
 def status_text(size: Size, original: Size, stats: Stats) -> str:
@@ -44,6 +44,8 @@ class TerminalReporter:
             if isinstance(event, (Progress, Accepted)):
                 self._size = event.size
             self._show(event)
+        elif isinstance(event, Notice):
+            self._note(f"autodd: note: {event.message}")
         elif isinstance(event, (Finished, Failed)):
             self.close()
 
@@ -58,6 +60,15 @@ class TerminalReporter:
 
     def _log(self, line: str) -> None:
         if not self.quiet and not self.live:
+            print(line, file=self.stream, flush=True)
+
+    def _note(self, line: str) -> None:
+        """A line worth seeing even under the live status line (which it goes above)."""
+        if self.quiet:
+            return
+        if self.live:
+            self.console.print(line, markup=False)
+        else:
             print(line, file=self.stream, flush=True)
 
     def close(self) -> None:

@@ -85,6 +85,13 @@ class Finished:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not a failure (e.g. a slower backend is in use)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class Failed:
     """The reduction could not start or could not go on (e.g. the original does not reproduce)."""
 
@@ -92,13 +99,14 @@ class Failed:
     output_tail: str = ""
 
 
-Event = Started | PassStarted | Progress | Accepted | Finished | Failed
+Event = Started | PassStarted | Progress | Accepted | Notice | Finished | Failed
 
 __all__ = [
     "Accepted",
     "Event",
     "Failed",
     "Finished",
+    "Notice",
     "PassStarted",
     "Progress",
     "Size",

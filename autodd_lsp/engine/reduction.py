@@ -25,6 +25,7 @@ from autodd_lsp.engine.events import (
     Event,
     Failed,
     Finished,
+    Notice,
     PassStarted,
     Progress,
     Started,
@@ -76,6 +77,7 @@ class Reduction:
         self._history: list[str] = [source_text]  # every accepted text, oldest first
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
+        self._degraded_reported = False
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -97,6 +99,7 @@ class Reduction:
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
+                self._report_degraded()
                 self._reduce(pool)
             backend.close()  # free the warm servers before the standalone check
             verified = self._verify_standalone(slots)
@@ -174,6 +177,7 @@ class Reduction:
 
     def _run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
         self._current_pass = reduction_pass.name
+        self._report_degraded()
         self._emit(PassStarted(reduction_pass.name, self._stats()))
         changed = False
         level = 0
@@ -299,6 +303,13 @@ class Reduction:
             return reproduces(self.best_text)
 
     # -- reporting -------------------------------------------------------------
+    def _report_degraded(self) -> None:
+        """Tell the user, once, that the backend fell back to a slower way of running."""
+        reason = "" if self._degraded_reported else self._tester.backend.degraded()
+        if reason:
+            self._degraded_reported = True
+            self._emit(Notice(reason))
+
     def _tick(self) -> None:
         now = time.monotonic()
         if now - self._last_progress >= _PROGRESS_INTERVAL:

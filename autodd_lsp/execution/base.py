@@ -147,6 +147,10 @@ class Backend(ABC):
         runs, so that work is off the path from one run to the next.
         """
 
+    def degraded(self) -> str:
+        """Why candidates run more slowly than this backend promises ("" if they do not)."""
+        return ""
+
     @abstractmethod
     def close(self) -> None:
         """Kill every running candidate and worker, remove temp files. Idempotent, any thread."""

@@ -333,6 +333,14 @@ class ForkServerBackend(Backend):
         if self._running.closed:
             self.fallback.close()
 
+    def degraded(self) -> str:
+        if self.fallback is None:
+            return ""
+        reason = " ".join(self.fallback_reason.split())  # one line, even with a traceback in it
+        if len(reason) > 200:
+            reason = reason[:197] + "..."
+        return f"the runner backend is unavailable ({reason}); candidates run with subproc, a fresh interpreter each, which is slower"
+
     def _ready_server(self, slot: int, should_stop) -> Server:
         """This slot's server, restarted if it died; its warm-up is not the candidate's time."""
         server = self._servers[slot]

@@ -22,6 +22,7 @@ from pygls.uris import from_fs_path
 from autodd_lsp.engine import (
     Accepted,
     Event,
+    Notice,
     NotReproducible,
     PassStarted,
     Progress,
@@ -239,6 +240,11 @@ class MinimizeRun:
         if isinstance(event, Started):
             state.original = state.size = event.original
             self.progress.report(f"checking that the program fails · {event.original.nodes} nodes", 0)
+            return
+        if isinstance(event, Notice):
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=f"AutoDD: {event.message}")
+            )
             return
         if isinstance(event, (PassStarted, Progress, Accepted)) and self._output_ready is None:
             # The original failed as it should: from now on there is a result to show.
