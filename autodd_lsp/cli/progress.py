@@ -63,13 +63,11 @@ class TerminalReporter:
             print(line, file=self.stream, flush=True)
 
     def _note(self, line: str) -> None:
-        """A line worth seeing even under the live status line (which it goes above)."""
-        if self.quiet:
-            return
-        if self.live:
+        """Like `_log`, but also shown under the live status line (it goes above it)."""
+        if self.live and not self.quiet:
             self.console.print(line, markup=False)
         else:
-            print(line, file=self.stream, flush=True)
+            self._log(line)
 
     def close(self) -> None:
         if self._status is not None:

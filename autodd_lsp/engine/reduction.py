@@ -99,7 +99,6 @@ class Reduction:
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
-                self._report_degraded()
                 self._reduce(pool)
             backend.close()  # free the warm servers before the standalone check
             verified = self._verify_standalone(slots)
@@ -304,7 +303,9 @@ class Reduction:
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:
-        """Tell the user, once, that the backend fell back to a slower way of running."""
+        """Tell the user, once, that the backend fell back to a slower way of running.
+        Asked at each pass's start: the first one follows the check of the original,
+        where the backend starts, and a later fallback (servers dying) is caught too."""
         reason = "" if self._degraded_reported else self._tester.backend.degraded()
         if reason:
             self._degraded_reported = True
