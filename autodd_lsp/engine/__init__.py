@@ -26,12 +26,13 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
-from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, ReduceOptions
 from autodd_lsp.engine.reduction import Reduction
 
 __all__ = [
     "Accepted",
     "BACKENDS",
+    "MATCH_RULES",
     "Event",
     "Failed",
     "Finished",

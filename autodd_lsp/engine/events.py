@@ -62,6 +62,12 @@ class Summary:
     cancelled: bool = False
     # Whether the final text was re-run once at the end and still reproduced.
     verified: bool = False
+    # The rule candidates were judged by ("same failure line, same place" or
+    # "message substring"), and the line showing the message in the original's
+    # output and in the result's final re-run ("" when unknown).
+    rule: str = ""
+    original_failure_line: str = ""
+    final_failure_line: str = ""
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats

@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from autodd_lsp.engine.errors import UsageError
 
 BACKENDS = ("runner", "subproc")
+# How a candidate must fail to count as the same failure (see notes/oracle.md):
+# "same": the original's failure line, from the same place, frozen code run;
+# "substring": the message anywhere in the output (the loose rule).
+MATCH_RULES = ("same", "substring")
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,7 @@ class ReduceOptions:
     python: str = field(default_factory=lambda: sys.executable)  # interpreter that runs candidates
     cwd: str | None = None  # working directory of candidates; None: the caller's
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
+    match: str = "same"  # one of MATCH_RULES
 
     def validate(self) -> None:
         """Raise UsageError (one line, for the user) if an option cannot work."""
@@ -28,5 +33,7 @@ class ReduceOptions:
             raise UsageError(f"unknown backend {self.backend!r} (choose from {', '.join(BACKENDS)})")
         if not self.timeout > 0:
             raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout}")
+        if self.match not in MATCH_RULES:
+            raise UsageError(f"unknown match rule {self.match!r} (choose from {', '.join(MATCH_RULES)})")
         if self.jobs < 1:
             raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")

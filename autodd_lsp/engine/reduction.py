@@ -205,7 +205,7 @@ class Reduction:
         """
         if self._pass_context is None or self._pass_context.source.text != self.best_text:
             source = Source(self.best_text)
-            self._pass_context = PassContext(source, frozen_spans(source))
+            self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text)
         return self._pass_context
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:

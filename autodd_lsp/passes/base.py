@@ -21,6 +21,7 @@ from autodd_lsp.syntax.source import Source, Span, statement_bodies
 class PassContext:
     source: Source
     frozen: list[Span] = field(default_factory=list)
+    original: str = ""  # the user's program as given (what tidy passes compare with)
 
     def is_frozen(self, node: ast.AST) -> bool:
         """The node lies inside a frozen region: it must not change at all."""
