@@ -33,10 +33,12 @@ from types import CodeType
 from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
+from autodd_lsp.engine.frozen_probe import FrozenCheck
+from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
-from autodd_lsp.oracle import FailureOracle
-from autodd_lsp.syntax.metrics import order_key
+from autodd_lsp.oracle.same import StatementsOf
+from autodd_lsp.syntax.metrics import order_key, string_chars
 
 
 @dataclass
@@ -55,11 +57,27 @@ class JobSlots:
 
     def __init__(self, count: int, file_name: str) -> None:
         self.root = tempfile.mkdtemp(prefix="autodd-")
+        self.file_name = file_name
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.paths: list[str] = []
         for index in range(count):
-            folder = os.path.join(self.root, f"job{index}")
-            os.mkdir(folder)
-            self._free.put(os.path.join(folder, file_name))
+            self.paths.append(self._folder(f"job{index}"))
+            self._free.put(self.paths[-1])
+
+    def _folder(self, name: str) -> str:
+        folder = os.path.join(self.root, name)
+        os.mkdir(folder)
+        return os.path.join(folder, self.file_name)
+
+    def side_path(self, name: str) -> str:
+        """A path for a run outside the job slots (e.g. the recording run), under the same root."""
+        path = self._folder(name)
+        self.paths.append(path)
+        return path
+
+    def is_program(self, file: str) -> bool:
+        """Whether a traceback's file is one of the candidates run here."""
+        return file.startswith(self.root) and os.path.basename(file) == self.file_name
 
     def acquire(self) -> str:
         return self._free.get()
@@ -101,13 +119,15 @@ class CandidateTester:
         self.slots = slots
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
-        self.oracle: FailureOracle | None = None
+        self.judge: Judge | None = None
+        self.frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
         self.timeout = 60.0
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
         self._best_text: str | None = None
-        self._best_key: tuple[int, int] | None = None  # order_key(_best_text), worked out on the first tie
+        self._best_key: tuple[int, int, int] | None = None  # order_key(_best_text), worked out on the first tie
+        self._best_code_length: int | None = None
         self._numbers = itertools.count()
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
@@ -140,12 +160,17 @@ class CandidateTester:
             event.set()
 
     def set_best(self, text: str) -> None:
-        self._best_text, self._best_key = text, None
+        self._best_text, self._best_key, self._best_code_length = text, None, None
 
     def _smaller_than_best(self, text: str) -> bool:
-        # Almost every candidate is shorter: the literal sum (a regex over the whole text) breaks
-        # ties only, so it is worked out on a tie, not for each accepted text.
+        # order_key's first part (code length) decides almost always; the literal sum (a regex
+        # over the whole text) breaks ties only, so it is worked out on a tie.
         best = self._best_text
+        if self._best_code_length is None:
+            self._best_code_length = len(best) - string_chars(best)
+        code_length = len(text) - string_chars(text)
+        if code_length != self._best_code_length:
+            return code_length < self._best_code_length
         if len(text) != len(best):
             return len(text) < len(best)
         if self._best_key is None:
@@ -193,8 +218,22 @@ class CandidateTester:
             with self._lock:
                 self._live.discard(cancel)
 
-    def test(self, text: str, cancel: threading.Event) -> bool:
-        """Is `text` smaller than the best so far and does it still fail the same way?"""
+    def run_probed(self, path: str, text: str, cancel) -> RunResult | None:
+        """Run `text` with its frozen regions probed, in the slot at `path` (whose run permit the caller holds)."""
+        probed = self.frozen.probe(text)
+        code = None if probed is None else self._compiler.compile(probed, path)
+        if code is None:
+            return None
+        overwrite(path, source_bytes(probed))
+        self.backend.stage(path, code)
+        return self.backend.run(path, self.timeout, cancel, code=code)
+
+    def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None) -> bool:
+        """Is `text` smaller than the best so far and does it still fail the same way?
+
+        `statements_of` maps a line of `text` to the original statements it came from
+        (for the same-place rule); worked out only for a run that needs it.
+        """
         if self._best_text is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)
         data = source_bytes(text)  # hashed for the cache, then written
@@ -213,14 +252,19 @@ class CandidateTester:
             if cancel.is_set():
                 return False  # stale already (see the module's docstring)
             verdict = False
+            probe_cancelled = False
 
             def judge(result: RunResult) -> bool:
-                nonlocal verdict
-                verdict = self.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
+                nonlocal verdict, probe_cancelled
+                verdict = self.judge.is_interesting(result, text, statements_of)
+                if verdict and self.frozen is not None:
+                    probe = self.run_probed(path, text, cancel)
+                    probe_cancelled = probe is not None and probe.cancelled
+                    verdict = probe is not None and not probe.cancelled and self.frozen.satisfied(probe.output)
                 return verdict
 
             result = self._run_at(path, data, code, self.timeout, cancel, judge=judge)
-        if result.cancelled:
+        if result.cancelled or probe_cancelled:
             return False  # incomplete: never cached
         with self._lock:
             self.counters.candidates_run += 1

@@ -20,6 +20,8 @@ from typing import Callable
 
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
+from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
+from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.events import (
     Accepted,
     Event,
@@ -34,14 +36,20 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
-from autodd_lsp.execution import RunResult, create_backend
+from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle import FailureOracle
+from autodd_lsp.oracle.degenerate import degenerate_values
+from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, search
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
+from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
 from autodd_lsp.syntax.patch import Edit, EditSelector, render
 from autodd_lsp.syntax.source import Source
+from autodd_lsp.execution.recording import record_values
+from autodd_lsp.values import RecordedValues, ValueLookup
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
 SIZE_RECOUNT = 1.0  # seconds between node counts of accepted texts (a count parses the text)
@@ -78,6 +86,17 @@ class Reduction:
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
         self._degraded_reported = False
+        # Where the best text came from (syntax/origin.py): its shadow, one per history entry.
+        self._shadow: str | None = identity_shadow(source_text)
+        self._shadow_history: list[str | None] = [self._shadow]
+        self._original_statements = OriginalStatements(source_text, Source(source_text, self._tree).statement_spans)
+        self._observer: Observer | None = None
+        self._rule = "message substring" if options.match == "substring" else "same failure line, same place"
+        self._original_observation: Observation | None = None
+        self._final_observation: Observation | None = None
+        self._values: RecordedValues | None = None
+        self._values_done = threading.Event()
+        self._record_cancel = CancelEvent()
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -95,10 +114,15 @@ class Reduction:
             output_limit=self.options.output_limit,
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
+        self._observer = Observer(self.options.err_msg, slots.is_program, lambda: (*slots.paths, self.path))
         verified = False
+        recorder: threading.Thread | None = None
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
+                if not self.cancelled:
+                    recorder = threading.Thread(target=self._record_values, args=(slots,), name="autodd-values", daemon=True)
+                    recorder.start()
                 self._reduce(pool)
             backend.close()  # free the warm servers before the standalone check
             verified = self._verify_standalone(slots)
@@ -111,15 +135,24 @@ class Reduction:
             raise UsageError(reason) from None
         finally:
             backend.close()
+            if recorder is not None:
+                self._record_cancel.set()  # not needed any more, if still running
+                recorder.join()
             slots.remove()
         final = size_of(self.best_text)
-        summary = Summary(original, final, self.best_text, self._stats(), self.cancelled, verified)
+        summary = Summary(
+            original, final, self.best_text, self._stats(), self.cancelled, verified,
+            rule=self._rule,
+            original_failure_line=self._original_observation.line if self._original_observation else "",
+            final_failure_line=self._final_observation.line if self._final_observation else "",
+        )
         self._emit(Finished(summary))
         return summary
 
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""
         self._stopped.set()
+        self._record_cancel.set()
         for tester in (self._tester, self._verifier):
             if tester is not None:
                 tester.cancel_all()
@@ -134,25 +167,83 @@ class Reduction:
         result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=True)
         if self.cancelled:
             return
-        oracle = FailureOracle(
+        message = FailureOracle(
             self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out
         )
-        if not oracle.reproduced_by_original:
+        if not message.reproduced_by_original:
             raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
-        tester.oracle = oracle
-        tester.timeout = adaptive_timeout(self._warm_duration(result, oracle), self.options.timeout)
+        first = self._observe(result.output, self.original_text)
+        self._original_observation = first
+        # A second run: is the failure line stable, and how long does a warm run take?
+        again = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
+        if self.cancelled:
+            return
+        warm = not again.cancelled and message.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
+        duration = again.duration if warm and not result.timed_out else result.duration
+        tester.timeout = adaptive_timeout(duration, self.options.timeout)
+        tester.judge = Judge(message, self._same_failure(first, again if warm else None), degenerate_values(self._tree))
         tester.set_best(self.original_text)
         frozen = frozen_fingerprint(self.original_text)
         if frozen:
             tester.well_formed = lambda text: frozen_fingerprint(text) == frozen
+            if self.options.match == "same":
+                tester.frozen = self._frozen_check()
 
-    def _warm_duration(self, first: RunResult, oracle: FailureOracle) -> float:
-        """How long the original runs once the backend preloads what it imports lazily."""
-        if not self._tester.backend.learned_imports or first.timed_out:
-            return first.duration
-        again = self._tester.run(self.original_text, self.options.timeout, self._tester.new_cancel_event())
-        warm = not again.cancelled and oracle.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
-        return again.duration if warm else first.duration
+    def _observe(self, output: str, text: str) -> Observation | None:
+        seen = self._observer.observations(output, text)
+        return seen[-1] if seen else None
+
+    def _same_failure(self, first: Observation | None, again: RunResult | None) -> SameFailure | None:
+        """The same-failure rule for this original, or None (the message rule alone); says why once."""
+        if self.options.match != "same" or first is None:
+            return None
+        second = None
+        if again is not None:
+            seen = self._observer.observations(again.output, self.original_text)
+            second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
+        same_line, same_place = stable(first, second)
+        if not same_line:
+            self._rule = "message substring (the original's failure line differs between runs)"
+            shown = second.line.strip() if second else "no failure line"
+            self._emit(Notice(
+                f"the original's failure line differs between two runs ({first.line.strip()!r}, then {shown!r}); "
+                "candidates are judged by the message alone"
+            ))
+            return None
+        same = SameFailure(self._observer, first, self._original_statements.of_line)
+        if not same_place:
+            self._rule = "same failure line (its place differs between runs of the original)"
+            self._emit(Notice(
+                "the original fails at different places in two runs; candidates must show the same "
+                "failure line, from any place"
+            ))
+            return same.without_place()
+        return same
+
+    def _frozen_check(self) -> FrozenCheck | None:
+        """Which frozen regions the original runs: a probed copy of it, run once."""
+        source = Source(self.original_text, self._tree)
+        ids, probed = FrozenCheck.probe_original(source, frozen_spans(source))
+        if probed is None:
+            return None
+        result = self._tester.run(probed, self.options.timeout, self._tester.new_cancel_event())
+        required = markers_seen(result.output)
+        return FrozenCheck(ids, required) if required and not result.cancelled else None
+
+    def _record_values(self, slots: JobSlots) -> None:
+        """The original's values (see autodd_lsp.values), in the background; passes that use them wait."""
+        try:
+            values, _ = record_values(
+                self.original_text, slots.side_path("values"),
+                python=self.options.python, cwd=self.options.cwd or os.getcwd(),
+                extra_sys_path=[os.path.dirname(self.path)], timeout=self.options.timeout,
+                cancel=self._record_cancel, output_limit=self.options.output_limit,
+            )
+            self._values = values
+        except OSError:
+            self._values = None
+        finally:
+            self._values_done.set()
 
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()
@@ -176,6 +267,9 @@ class Reduction:
 
     def _run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
         self._current_pass = reduction_pass.name
+        if reduction_pass.uses_values:
+            while not self._values_done.wait(0.1) and not self.cancelled:
+                self._tick()
         self._report_degraded()
         self._emit(PassStarted(reduction_pass.name, self._stats()))
         changed = False
@@ -203,9 +297,12 @@ class Reduction:
         without a change, and parsing a big file for each would leave the
         runners idle meanwhile.
         """
-        if self._pass_context is None or self._pass_context.source.text != self.best_text:
+        values = self._values if self._values_done.is_set() else None
+        context = self._pass_context
+        if context is None or context.source.text != self.best_text or (values is not None and context.values is None):
             source = Source(self.best_text)
-            self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text)
+            lookup = ValueLookup(values, self._shadow) if values is not None else None
+            self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text, values=lookup)
         return self._pass_context
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
@@ -215,13 +312,19 @@ class Reduction:
         strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
 
         interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
+        shadow_base = self._shadow
 
         def candidate(indices: list[int]) -> str:
             return render(base, selector.patches(indices))
 
+        def shadow_of(indices: list[int], text: str) -> str | None:
+            if shadow_base is None:
+                return None
+            return aligned(text, render(shadow_base, selector.patches(indices)))
+
         def test(indices: list[int], cancel: threading.Event) -> bool:
             text = candidate(indices)
-            verdict = self._tester.test(text, cancel)
+            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)))
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -231,7 +334,8 @@ class Reduction:
             accepted = True
             text = interesting.pop(tuple(sorted(applied)), None)
             interesting.clear()  # the others were stale
-            self._accept(candidate(applied) if text is None else text)
+            text = candidate(applied) if text is None else text
+            self._accept(text, shadow_of(applied, text))
 
         search(
             strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
@@ -244,8 +348,23 @@ class Reduction:
                 self._needed.update(edit_key(ctx.source, edits[i]) for i in needed)
         return accepted
 
-    def _accept(self, text: str) -> None:
+    def _statements_of(self, shadow: Callable[[], str | None]):
+        """A candidate's line -> the original statements its text came from (its shadow made once, if asked)."""
+        made: list[str | None] = []
+
+        def statements_of(lineno: int) -> frozenset[int]:
+            if not made:
+                made.append(shadow())
+            if made[0] is None:
+                return frozenset()
+            return self._original_statements.of_offsets(line_origins(made[0], lineno))
+
+        return statements_of
+
+    def _accept(self, text: str, shadow: str | None) -> None:
         self._history.append(text)
+        self._shadow_history.append(shadow)
+        self._shadow = shadow
         self.best_text = text
         self._tester.set_best(text)
         self._best_size = self._size_for_progress(text)
@@ -282,24 +401,35 @@ class Reduction:
         )
         with fresh:
             checker = CandidateTester(fresh, slots, jobs=1)
-            checker.oracle = self._tester.oracle
+            checker.judge = self._tester.judge
+            checker.frozen = self._tester.frozen
             self._verifier = checker
 
-            def reproduces(text: str) -> bool:
+            def reproduces(index: int) -> bool:
+                text = self._history[index]
+                shadow = self._shadow_history[index]
                 result = checker.run(text, self.options.timeout, checker.new_cancel_event())
-                interesting = checker.oracle.is_interesting(result.output, text, timed_out=result.timed_out)
-                return interesting and not result.cancelled
+                if result.cancelled:
+                    return False
+                self._final_observation = self._observe(result.output, text)
+                if not checker.judge.is_interesting(result, text, self._statements_of(lambda: shadow)):
+                    return False
+                if checker.frozen is None:
+                    return True
+                probe = checker.run(checker.frozen.probe(text) or text, self.options.timeout, checker.new_cancel_event())
+                return not probe.cancelled and checker.frozen.satisfied(probe.output)
 
-            if reproduces(self.best_text):
+            last = len(self._history) - 1
+            if reproduces(last):
                 return True
             if self.options.backend == "subproc":
                 return False  # judged the same way before: the failure is flaky
-            good, bad = 0, len(self._history) - 1
+            good, bad = 0, last
             while good + 1 < bad and not self.cancelled:
                 middle = (good + bad) // 2
-                good, bad = (middle, bad) if reproduces(self._history[middle]) else (good, middle)
-            self._accept(self._history[good])
-            return reproduces(self.best_text)
+                good, bad = (middle, bad) if reproduces(middle) else (good, middle)
+            self._accept(self._history[good], self._shadow_history[good])
+            return reproduces(len(self._history) - 1)
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:

@@ -28,6 +28,7 @@ _KIND = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*:\s")
 class Match:
     line: str
     kind: str | None
+    index: int = -1  # the line's index in the output's lines
 
 
 def matching_lines(output: str, message: str, source_text: str = "") -> list[Match]:
@@ -35,14 +36,14 @@ def matching_lines(output: str, message: str, source_text: str = "") -> list[Mat
     source_lines = {line.strip() for line in source_text.splitlines() if line.strip()}
     matches = []
     after_header = False
-    for line in output.splitlines():
+    for index, line in enumerate(output.splitlines()):
         echoed = after_header and line.startswith("    ")
         after_header = bool(_FRAME_HEADER.match(line))
         if message not in line or echoed or _MARKERS.match(line):
             continue
         if line[:1].isspace() and line.strip() in source_lines:
             continue  # an indented quote of the candidate's own code (multi-line echoes)
-        matches.append(Match(line, _kind(line, message)))
+        matches.append(Match(line, _kind(line, message), index))
     return matches
 
 

@@ -15,6 +15,7 @@ from typing import Iterator
 
 from autodd_lsp.syntax.patch import Edit, Patch, block_guard
 from autodd_lsp.syntax.source import Source, Span, statement_bodies
+from autodd_lsp.values.recorded import Recorded, ValueLookup
 
 
 @dataclass
@@ -22,6 +23,7 @@ class PassContext:
     source: Source
     frozen: list[Span] = field(default_factory=list)
     original: str = ""  # the user's program as given (what tidy passes compare with)
+    values: "ValueLookup | None" = None  # the original's recorded values (autodd_lsp.values), once known
 
     def is_frozen(self, node: ast.AST) -> bool:
         """The node lies inside a frozen region: it must not change at all."""
@@ -31,6 +33,62 @@ class PassContext:
     @cached_property
     def guards(self) -> list[Patch]:
         return block_guards(self.source)
+
+    @cached_property
+    def static_kinds(self) -> dict[str, str]:
+        """What names bound in the text stand for, where the binding says: module, class, function."""
+        kinds: dict[str, str] = {}
+        for node in ast.walk(self.source.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    kinds[alias.asname or alias.name.split(".")[0]] = "module"
+            elif isinstance(node, ast.ClassDef):
+                kinds[node.name] = "class"
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                kinds[node.name] = "function"
+        return kinds
+
+    def recorded(self, node: ast.AST) -> Recorded | None:
+        """What `node` evaluated to in the original's run: its own record, or a parameter's."""
+        if self.values is None or not hasattr(node, "lineno"):
+            return None
+        found = self.values.expression(self.source.span(node))
+        if found is None and isinstance(node, ast.Name):
+            param = self.parameter_of(node)
+            if param is not None:
+                found = self.values.parameter(self.source.span(param))
+        return found
+
+    def parameter_of(self, name: ast.Name) -> ast.arg | None:
+        """The parameter of an enclosing function that `name` reads, if any."""
+        parents = self.source.parents
+        node = parents.get(name)
+        while node is not None:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = node.args
+                for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+                    if arg.arg == name.id:
+                        return arg
+            node = parents.get(node)
+        return None
+
+    def kind_of(self, node: ast.AST) -> str | None:
+        """module, class, function, value, instance (recorded, or from the binding of a name); None: unknown."""
+        found = self.recorded(node)
+        if found is not None:
+            return found.kind
+        if isinstance(node, ast.Name):
+            return self.static_kinds.get(node.id)
+        return None
+
+    @cached_property
+    def in_annotations(self) -> set[int]:
+        """ids of the nodes inside annotations: an annotation is kept whole or dropped, never rewritten."""
+        inside: set[int] = set()
+        for node in ast.walk(self.source.tree):
+            for annotation in annotations_of(node):
+                inside.update(id(n) for n in ast.walk(annotation))
+        return inside
 
 
 class ReductionPass:
@@ -50,6 +108,8 @@ class ReductionPass:
     # ProbDD's first guess of the share of edits that are needed; the engine
     # replaces it by what it observed in this pass's previous round.
     prior: float = 0.1
+    # Passes that offer the original's values wait for them (recorded in the background).
+    uses_values: bool = False
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         """Edits for this level, biggest first; None once `level` is past the deepest."""
@@ -115,6 +175,17 @@ def is_elif(source: Source, stmt: ast.stmt) -> bool:
         return False
     start = source.offset(stmt.lineno, stmt.col_offset)
     return source.text.startswith("elif", start)
+
+
+def annotations_of(node: ast.AST) -> list[ast.expr]:
+    """The annotations written directly on `node` (a parameter's, a return's, an annotated assignment's)."""
+    if isinstance(node, ast.arg):
+        return [node.annotation] if node.annotation is not None else []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node.returns] if node.returns is not None else []
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    return []
 
 
 def walk_statements(tree: ast.AST) -> Iterator[tuple[ast.stmt, int]]:

@@ -88,9 +88,12 @@ class RemoveElements(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
+        in_annotations = ctx.in_annotations
         for node in ast.walk(source.tree):
             if isinstance(node, (ast.expr, ast.stmt)) and ctx.is_frozen(node):
                 continue
+            if id(node) in in_annotations:
+                continue  # an annotation is kept whole or dropped
             for spans in element_lists(source, node):
                 for index in range(len(spans)):
                     start, end = removal_span(source, spans, index)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
+from autodd_lsp.passes.base import PassContext, ReductionPass, annotations_of, register
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
@@ -22,6 +23,7 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> 
 
     With `worth_replacing`, also skip the callee of a call: `0(...)` and `x(...)`
     for `x.f(...)` never help (the call's own parts cover the receiver).
+    Annotations are never entered: one is kept whole or dropped, not rewritten.
     """
 
     def visit(node: ast.AST, skip: bool) -> Iterator[ast.expr]:
@@ -30,7 +32,10 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> 
         assignable = isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
         if assignable and not skip:
             yield node
+        annotations = annotations_of(node)
         for child in ast.iter_child_nodes(node):
+            if any(child is a for a in annotations):
+                continue
             callee = worth_replacing and isinstance(node, ast.Call) and child is node.func
             yield from visit(child, callee)
 
@@ -74,12 +79,31 @@ def _usable(part: ast.AST) -> bool:
     return isinstance(part, ast.expr) and not isinstance(part, (ast.Starred, ast.Slice)) and hasattr(part, "lineno")
 
 
-def child_edits(source: Source, node: ast.expr, name: str) -> list[Edit]:
+_NAMESPACES = ("module", "class")
+
+
+def stands_in(ctx: PassContext | None, part: ast.expr, whole: ast.expr) -> bool:
+    """May `part` stand where `whole` was? Not a module or class where a value or an
+    instance was (`torch.zeros(3)` -> `torch`, `Config()` -> `Config`), nor a function
+    where a recorded value was."""
+    if ctx is None:
+        return True
+    part_kind = ctx.kind_of(part)
+    if part_kind in _NAMESPACES:
+        return ctx.kind_of(whole) in _NAMESPACES
+    if part_kind == "function":
+        return ctx.kind_of(whole) not in ("value", "instance")
+    return True
+
+
+def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | None = None) -> list[Edit]:
     start, end = source.span(node)
     edits = []
     statement_value = is_statement_value(source, node)
     for part in parts(node):
         if not _usable(part) or (statement_value and not isinstance(part, (ast.Call, ast.Await))):
+            continue
+        if not stands_in(ctx, part, node):
             continue
         kept = source.span(part)
         wrap = "{}" if fits(part, source.text[kept[0]:kept[1]], node) else "({})"
@@ -96,32 +120,72 @@ class ReplaceWithPart(ReductionPass):
     remembers_needed = True
     prior = 0.4
 
+    uses_values = True
+
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
         for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
             if not ctx.is_frozen(node):
-                edits.extend(child_edits(ctx.source, node, self.name))
+                edits.extend(child_edits(ctx.source, node, self.name, ctx))
         return edits
 
 
 _SIMPLE = (ast.Constant, ast.Name)
 
 
+def in_shape_position(source: Source, node: ast.expr) -> bool:
+    """An element of a tuple or list display, or an argument of a shape taker: 0 there is a zero-sized shape."""
+    parent = source.parents.get(node)
+    if isinstance(parent, (ast.Tuple, ast.List)):
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args:
+        func = parent.func
+        callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return callee in SHAPE_TAKERS
+    return False
+
+
+def literal_patch(source: Source, node: ast.expr, literal: str):
+    """Replace `node` by the Python text `literal`, parenthesized where its place needs it."""
+    start, end = source.span(node)
+    try:
+        value = ast.parse(literal, mode="eval").body
+    except SyntaxError:
+        return None
+    text = literal if fits(value, literal, node) else f"({literal})"
+    return replace(start, end, text), (end - start) - len(text)
+
+
 @register
 class ReplaceWithConstant(ReductionPass):
+    """An expression becomes the value it had when the original ran (`cfg.block_K` -> `32`,
+    `HIDDEN * 2` -> `128`, `args.dim` -> `64`); an expression the run never evaluated
+    becomes `0`, except where 0 would be a zero-sized shape. One that held a module,
+    class, function or instance is never replaced by a constant."""
+
     name = "replace expressions by a constant"
     group = 3
     order = 1
 
     remembers_needed = True
     prior = 0.4
+    uses_values = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
-        for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
-            if isinstance(node, (*_SIMPLE, ast.Starred)) or ctx.is_frozen(node) or is_statement_value(ctx.source, node):
+        source = ctx.source
+        for node in replaceable_expressions(source.tree, worth_replacing=True):
+            if isinstance(node, ast.Starred) or ctx.is_frozen(node) or is_statement_value(source, node):
                 continue
-            start, end = ctx.source.span(node)
-            if end - start > 1:
-                edits.append(Edit((replace(start, end, "0"),), self.name, weight=end - start - 1))
+            start, end = source.span(node)
+            recorded = ctx.recorded(node)
+            if recorded is not None:
+                if recorded.literal is not None and recorded.literal != source.text[start:end]:
+                    made = literal_patch(source, node, recorded.literal)
+                    if made is not None:
+                        edits.append(Edit((made[0],), self.name, weight=made[1]))
+                continue
+            if isinstance(node, _SIMPLE) or in_shape_position(source, node) or end - start <= 1:
+                continue
+            edits.append(Edit((replace(start, end, "0"),), self.name, weight=end - start - 1))
         return edits

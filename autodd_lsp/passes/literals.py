@@ -1,4 +1,9 @@
-"""Shrink literals: integers towards 0 and 1, strings to empty, multi-line strings line by line."""
+"""Shrink literals: integers towards 1 (halving on the way), multi-line strings line by line.
+
+Never to 0 and never to "": a zero-sized shape or an empty dtype is a value no
+real program has (see oracle/degenerate.py); a number or string that does not
+matter goes with the code around it instead.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from autodd_lsp.syntax.patch import Edit, delete, replace
 
 def smaller_ints(value: int) -> list[int]:
     magnitude = abs(value)
-    options = [0, 1, magnitude // 2] if magnitude > 1 else [0]
-    return [v for v in dict.fromkeys(options) if v < magnitude]
+    options = [1, magnitude // 2] if magnitude > 1 else []
+    return [v for v in dict.fromkeys(options) if 0 < v < magnitude]
 
 
 def _string_prefix(text: str) -> str | None:
@@ -45,10 +50,7 @@ class ShrinkLiterals(ReductionPass):
                     weight = len(text) - len(str(value))
                     edits.append(Edit((replace(start, end, str(value)),), self.name, weight=weight))
             elif isinstance(node.value, (str, bytes)) and node.value:
-                prefix = _string_prefix(text)
-                if prefix is not None:
-                    empty = prefix + '""'
-                    edits.append(Edit((replace(start, end, empty),), self.name, weight=len(text) - len(empty)))
+                if _string_prefix(text) is not None:
                     edits.extend(string_line_edits(source, node, self.name))
         return edits
 

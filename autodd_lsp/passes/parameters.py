@@ -4,6 +4,11 @@ Dropping a parameter alone would break every caller; dropping it with its
 arguments keeps the program well-formed and leaves nothing behind (the
 reference tool instead adds `*args, **kwargs` to every function, which stays in
 its output).
+
+Where the original's run saw the parameter take one simple value (see
+autodd_lsp.values), a second edit also writes that value where the function
+reads the parameter: `def kernel(..., dtype)` called with `"float16"` loses
+`dtype`, and its uses (nested kernel bodies included) read `"float16"`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections import defaultdict
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
+from autodd_lsp.passes.expressions import literal_patch
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 
@@ -71,10 +77,38 @@ def parameter_edit(source: Source, func, param_index: int, calls: list[ast.Call]
     return Edit(tuple(patches), pass_name, weight=weight)
 
 
+def specialized(ctx: PassContext, func, param_index: int, removal: Edit) -> Edit | None:
+    """`removal` plus the parameter's one recorded value written at each of its uses."""
+    args = func.args
+    param = [*args.posonlyargs, *args.args, *args.kwonlyargs][param_index]
+    recorded = ctx.values.parameter(ctx.source.span(param)) if ctx.values is not None else None
+    if recorded is None or recorded.literal is None or not recorded.unique:
+        return None
+    removed = [(p.start, p.end) for p in removal.patches]
+    patches = list(removal.patches)
+    weight = removal.weight
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and node.id == param.arg and isinstance(node.ctx, ast.Load):
+            start, end = ctx.source.span(node)
+            if any(s <= start and end <= e for s, e in removed):
+                continue
+            if ctx.parameter_of(node) is not param:
+                continue  # an inner function's own parameter of that name
+            made = literal_patch(ctx.source, node, recorded.literal)
+            if made is None:
+                return None
+            patches.append(made[0])
+            weight += made[1]
+        elif isinstance(node, ast.Name) and node.id == param.arg:
+            return None  # assigned in the body: not one value
+    return Edit(tuple(sorted(patches, key=lambda p: p.start)), removal.pass_name, weight=weight)
+
+
 @register
 class RemoveParameters(ReductionPass):
     name = "remove parameters with their arguments"
     group = 2
+    uses_values = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
@@ -88,4 +122,7 @@ class RemoveParameters(ReductionPass):
                 edit = parameter_edit(source, func, index, calls.get(func.name, []), self.name)
                 if edit is not None:
                     edits.append(edit)
+                    with_value = specialized(ctx, func, index, edit)
+                    if with_value is not None:
+                        edits.append(with_value)
         return edits

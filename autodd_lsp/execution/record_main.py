@@ -1,0 +1,237 @@
+"""Run a program once, as `python PROGRAM` would, recording the values of its expressions.
+
+    python record_main.py PROGRAM OUT.json
+
+A standalone script (no autodd import, Python 3.9 syntax): it runs under the
+interpreter that runs the candidates, which may not have AutoDD installed.
+
+The program's syntax tree is instrumented before it is compiled, under the
+program's own file name, so tracebacks, `__file__`, `inspect` and TileLang's
+`@tilelang.jit` (which read the file on disk, which stays the original) behave
+as in a plain run:
+
+* every expression read by the program (not constants, callees, annotations,
+  f-string parts, match patterns) becomes `__autodd_value__(i, expr)`, which
+  returns the value unchanged;
+* every function's body first calls `__autodd_params__(j, (a, b, ...))` with its
+  named parameters (after the docstring, so `__doc__` stays).
+
+For each it keeps a kind (value, module, class, function, instance) and, for
+simple values (numbers, strings, bools, None, small tuples of them), their
+`repr`; whether an expression had more than one value, and its last one. The
+records are written as JSON when the program ends (atexit, last of all
+handlers); a program killed or ending with `os._exit` records nothing.
+"""
+
+import ast
+import atexit
+import json
+import math
+import os
+import sys
+import types
+
+_STR_LIMIT = 80
+_TUPLE_LIMIT = 8
+
+
+def _simple_repr(value, depth=0):
+    kind = type(value)
+    if value is None or kind is bool or kind is int:
+        return repr(value)
+    if kind is float:
+        return repr(value) if math.isfinite(value) else None
+    if kind is str or kind is bytes:
+        return repr(value) if len(value) <= _STR_LIMIT else None
+    if kind is tuple and depth == 0 and len(value) <= _TUPLE_LIMIT:
+        items = [_simple_repr(item, 1) for item in value]
+        if None in items:
+            return None
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return None
+
+
+def _kind(value):
+    if isinstance(value, types.ModuleType):
+        return "module"
+    if isinstance(value, type):
+        return "class"
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return "function"
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple)):
+        return "value"
+    return "instance"
+
+
+class _Records:
+    def __init__(self, keys):
+        self.keys = keys
+        self.kind = [None] * len(keys)
+        self.first = [None] * len(keys)
+        self.last = [None] * len(keys)
+        self.first_type = [None] * len(keys)
+        self.many = [False] * len(keys)
+
+    def see(self, index, value):
+        try:
+            kind = self.kind[index]
+            if kind is None:
+                self.kind[index] = _kind(value)
+                self.first_type[index] = type(value)
+                self.first[index] = self.last[index] = _simple_repr(value)
+                return
+            if self.many[index] and self.first[index] is None:
+                return  # nothing more to learn
+            if type(value) is not self.first_type[index]:
+                self.many[index] = True
+                if _kind(value) != kind:
+                    self.kind[index] = "mixed"
+                self.last[index] = _simple_repr(value)
+                return
+            if self.first[index] is not None:
+                text = _simple_repr(value)
+                if text != self.last[index]:
+                    self.many[index] = True
+                    self.last[index] = text
+        except Exception:
+            pass
+
+    def dump(self, path):
+        rows = []
+        for index, key in enumerate(self.keys):
+            if self.kind[index] is None:
+                continue
+            rows.append(list(key) + [self.kind[index], self.first[index], self.many[index], self.last[index]])
+        temporary = path + ".part"
+        with open(temporary, "w") as handle:
+            json.dump(rows, handle)
+        os.replace(temporary, path)
+
+
+class _Instrument(ast.NodeTransformer):
+    def __init__(self):
+        self.keys = []
+
+    def _key(self, tag, node):
+        self.keys.append((tag, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
+        return len(self.keys) - 1
+
+    def _wrap(self, node):
+        index = self._key("e", node)
+        call = ast.Call(ast.Name("__autodd_value__", ast.Load()), [ast.Constant(index), node], [])
+        return ast.copy_location(call, node)
+
+    def generic_visit(self, node):
+        if isinstance(node, (ast.JoinedStr, ast.Constant)):
+            return node
+        if isinstance(node, ast.Call):
+            node.func = self._visit_callee(node.func)
+            node.args = [self.visit(a) for a in node.args]
+            for keyword in node.keywords:
+                keyword.value = self.visit(keyword.value)
+            return self._maybe_wrap(node)
+        if isinstance(node, ast.arg):
+            return node  # annotations stay as written
+        if isinstance(node, ast.AnnAssign):
+            node.target = self.visit(node.target)
+            if node.value is not None:
+                node.value = self.visit(node.value)
+            return node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return self._visit_function(node)
+        if isinstance(node, ast.match_case):
+            if node.guard is not None:
+                node.guard = self.visit(node.guard)
+            node.body = [self.visit(s) for s in node.body]
+            return node
+        super().generic_visit(node)
+        return self._maybe_wrap(node)
+
+    def _visit_callee(self, func):
+        if isinstance(func, ast.Attribute):
+            func.value = self.visit(func.value)  # the receiver: `x` of `x.m()`
+            return func
+        if isinstance(func, ast.Name):
+            return func
+        return self.visit(func)
+
+    def _maybe_wrap(self, node):
+        if not isinstance(node, ast.expr) or isinstance(node, (ast.Starred, ast.Slice, ast.NamedExpr)):
+            return node
+        if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            return node
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        return self._wrap(node)
+
+    def _visit_function(self, node):
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        arguments = node.args
+        arguments.defaults = [self.visit(d) for d in arguments.defaults]
+        arguments.kw_defaults = [None if d is None else self.visit(d) for d in arguments.kw_defaults]
+        node.body = [self.visit(s) for s in node.body]
+        params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        if params:
+            names = [ast.Name(p.arg, ast.Load()) for p in params]
+            indices = [self._key("p", p) for p in params]
+            call = ast.Call(
+                ast.Name("__autodd_params__", ast.Load()),
+                [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load())],
+                [],
+            )
+            first = node.body[0]
+            statement = ast.copy_location(ast.Expr(call), first)
+            docstring = (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            )
+            node.body.insert(1 if docstring else 0, statement)
+        return node
+
+
+def _run(target, out_path):
+    with open(target, "rb") as handle:
+        source = handle.read()
+    tree = ast.parse(source, target)
+    instrument = _Instrument()
+    tree = instrument.visit(tree)
+    ast.fix_missing_locations(tree)
+    code = compile(tree, target, "exec", dont_inherit=True)
+    records = _Records(instrument.keys)
+
+    def see_params(indices, values):
+        for index, value in zip(indices, values):
+            records.see(index, value)
+
+    def see_value(index, value):
+        records.see(index, value)
+        return value
+
+    import builtins
+
+    builtins.__autodd_value__ = see_value
+    builtins.__autodd_params__ = see_params
+    atexit.register(records.dump, out_path)  # registered first: runs after the program's handlers
+
+    module = types.ModuleType("__main__")
+    module.__file__ = target
+    module.__builtins__ = builtins
+    module.__cached__ = None
+    sys.modules["__main__"] = module
+    sys.argv[:] = [target]
+    sys.path[0] = os.path.dirname(target)
+    try:
+        exec(code, module.__dict__)
+    except SystemExit:
+        raise
+    except BaseException:
+        kind, value, trace = sys.exc_info()
+        sys.excepthook(kind, value, trace.tb_next)  # the program's frames only
+        sys.exit(130 if kind is KeyboardInterrupt else 1)
+
+
+if __name__ == "__main__":
+    _program, _out = sys.argv[1], sys.argv[2]
+    del sys.argv[1:]
+    _run(_program, _out)

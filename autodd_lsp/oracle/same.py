@@ -1,0 +1,138 @@
+"""The same failure, not just the same words: the default rule (`--match same`).
+
+The message rule (`failure.py`) lets a reduction slip from the bug the user saw
+to another one that prints the same words: `KeyError: 'west'` becomes
+`KeyError: ''` from another dict, a short TileLang message moves from the K
+check to the N check. A candidate reproduces under this rule only when, beyond
+the message rule:
+
+1. **Same failure line.** The original's failure line (the last line of its
+   output that shows the message for real) is among the candidate's, equal
+   after `normalize.normalize_line` masks what varies between runs and files.
+2. **Same place.** When that line is an exception's, in the candidate too: the
+   innermost traceback frame outside the program's file is the same file and
+   line, and the innermost frame inside the program is on a line whose text
+   came from the original's failing statement. Where each line of a candidate
+   came from is the caller's business (`syntax/origin.py`); the oracle gets a
+   function from a candidate line number to the original statements it holds.
+
+Frozen code must also still run (`engine/frozen_probe.py`): that needs a run of
+its own, so the engine checks it, not this module.
+
+`Observation` is what one run shows; the engine observes the original twice and
+drops a rule whose answer differs between the two runs (a flaky line or place),
+saying so once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from autodd_lsp.oracle.failure import Match, matching_lines
+from autodd_lsp.oracle.normalize import normalize_line
+from autodd_lsp.oracle.tracebacks import Frame, frames_of_lines
+
+# A candidate's line number -> the original statements its text came from (indices).
+StatementsOf = Callable[[int], frozenset[int]]
+
+
+@dataclass(frozen=True)
+class Place:
+    library_frame: tuple[str, int] | None  # innermost frame outside the program's file
+    program_line: int | None  # line of the innermost frame in the program's file
+
+    def describe(self) -> str:
+        parts = []
+        if self.program_line is not None:
+            parts.append(f"program line {self.program_line}")
+        if self.library_frame is not None:
+            parts.append(f"{self.library_frame[0]}:{self.library_frame[1]}")
+        return ", ".join(parts) or "no frame"
+
+
+@dataclass(frozen=True)
+class Observation:
+    line: str  # the failure line as printed
+    normalized: str
+    place: Place | None  # None: the line is not an exception's (printed, logged)
+
+
+def place_of(frames: Iterable[Frame], is_program: Callable[[str], bool]) -> Place:
+    library = program = None
+    for frame in frames:  # outermost first: the last one seen is the innermost
+        if is_program(frame.file):
+            program = frame.line
+        else:
+            library = (frame.file, frame.line)
+    return Place(library, program)
+
+
+class Observer:
+    """Reads runs of one program: its failure lines and their places."""
+
+    def __init__(self, message: str, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]):
+        self.message = message
+        self.is_program = is_program
+        self.program_paths = program_paths
+
+    def observations(self, output: str, text: str) -> list[Observation]:
+        """Every line showing the message for real, in output order."""
+        matches = matching_lines(output, self.message, text)
+        if not matches:
+            return []
+        frames = frames_of_lines(output.splitlines())
+        paths = self.program_paths()
+        return [self._observe(m, frames, paths) for m in matches]
+
+    def _observe(self, match: Match, frames: dict[int, tuple[Frame, ...]], paths: tuple[str, ...]) -> Observation:
+        stack = frames.get(match.index)
+        place = place_of(stack, self.is_program) if stack else None
+        return Observation(match.line, normalize_line(match.line, paths), place)
+
+
+class SameFailure:
+    """Judges a candidate's output against the original's failure line and place."""
+
+    def __init__(self, observer: Observer, original: Observation, statements_of_original_line: Callable[[int], frozenset[int]]):
+        self.observer = observer
+        self.original = original
+        self.check_place = original.place is not None
+        self._failing_statements = (
+            statements_of_original_line(original.place.program_line)
+            if original.place is not None and original.place.program_line is not None
+            else frozenset()
+        )
+
+    def without_place(self) -> "SameFailure":
+        twin = object.__new__(SameFailure)
+        twin.__dict__.update(self.__dict__, check_place=False)
+        return twin
+
+    def is_same(self, output: str, text: str, statements_of: StatementsOf | None) -> bool:
+        for seen in reversed(self.observer.observations(output, text)):
+            if seen.normalized != self.original.normalized:
+                continue
+            if not self.check_place or self._same_place(seen.place, statements_of):
+                return True
+        return False
+
+    def _same_place(self, place: Place | None, statements_of: StatementsOf | None) -> bool:
+        want = self.original.place
+        if place is None or place.library_frame != want.library_frame:
+            return False
+        if (place.program_line is None) != (want.program_line is None):
+            return False
+        if place.program_line is None or statements_of is None or not self._failing_statements:
+            return True
+        return not self._failing_statements.isdisjoint(statements_of(place.program_line))
+
+
+def stable(first: Observation, second: Observation | None) -> tuple[bool, bool]:
+    """(the failure line, its place) agree between two runs of the original."""
+    if second is None:
+        return True, True
+    return first.normalized == second.normalized, first.place == second.place
+
+
+__all__ = ["Observation", "Observer", "Place", "SameFailure", "place_of", "stable"]

@@ -1,0 +1,60 @@
+"""The records of one run of the original, and looking them up from a later text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from autodd_lsp.syntax.origin import span_origin
+from autodd_lsp.syntax.source import Source, Span
+
+VALUE_KINDS = ("value", "module", "class", "function", "instance", "mixed")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    kind: str  # one of VALUE_KINDS
+    literal: str | None  # Python text of the value to offer (simple values only): the last one seen
+    unique: bool = True  # the only value it had in the run
+
+
+class RecordedValues:
+    """Expression and parameter records, by their span in the original text."""
+
+    def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded]) -> None:
+        self.expressions = expressions
+        self.parameters = parameters
+
+    @classmethod
+    def load(cls, path: str, original: Source) -> "RecordedValues":
+        """Read `record_main.py`'s JSON; positions are ast's (1-based line, UTF-8 column)."""
+        with open(path, encoding="utf-8") as handle:
+            rows = json.load(handle)
+        expressions: dict[Span, Recorded] = {}
+        parameters: dict[Span, Recorded] = {}
+        for tag, line, col, end_line, end_col, kind, first, many, last in rows:
+            span = (original.offset(line, col), original.offset(end_line, end_col))
+            literal = last if many else first
+            record = Recorded(kind if kind in VALUE_KINDS else "mixed", literal if kind == "value" else None, not many)
+            (parameters if tag == "p" else expressions)[span] = record
+        return cls(expressions, parameters)
+
+
+class ValueLookup:
+    """Records for spans of a later text, through that text's shadow (see syntax/origin.py)."""
+
+    def __init__(self, values: RecordedValues, shadow: str | None) -> None:
+        self.values = values
+        self.shadow = shadow
+
+    def expression(self, span: Span) -> Recorded | None:
+        return self._find(self.values.expressions, span)
+
+    def parameter(self, span: Span) -> Recorded | None:
+        return self._find(self.values.parameters, span)
+
+    def _find(self, table: dict[Span, Recorded], span: Span) -> Recorded | None:
+        if self.shadow is None or not table:
+            return None
+        origin = span_origin(self.shadow, *span)
+        return None if origin is None else table.get(origin)
