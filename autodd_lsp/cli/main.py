@@ -1,7 +1,10 @@
-"""`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]`
+"""`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]
+[--match {same,substring}] [--report FILE.md] [--emit-test FILE.py]`
 
 Without --err-msg, SOURCE is run once and the command prints the messages it
 could use; without -o the result goes beside SOURCE as <stem>.min.py.
+--report and --emit-test (see `autodd_lsp.report`) are written once the run has
+finished, not when it was stopped; their paths are checked before anything runs.
 
 Exit status: 0 done (the result re-ran and still fails the same way), 1 the
 original does not show the failure, 2 bad input, 3 the result did not reproduce
@@ -22,6 +25,7 @@ from autodd_lsp import __version__
 from autodd_lsp.cli.progress import TerminalReporter
 from autodd_lsp.engine import (
     BACKENDS,
+    MATCH_RULES,
     Accepted,
     Event,
     Progress,
@@ -33,6 +37,7 @@ from autodd_lsp.engine import (
 )
 from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
+from autodd_lsp.report import bug_report, regression_test
 
 EXIT_NOT_REPRODUCIBLE = 1
 EXIT_USAGE = 2
@@ -60,6 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="candidates run in parallel (default 1); the result is the same for any N")
     parser.add_argument("--python", default=sys.executable, metavar="PATH",
                         help="interpreter that runs candidates (default: the one running autodd)")
+    parser.add_argument("--match", choices=MATCH_RULES, default="same",
+                        help="same: the original's failure line from the same place (default); "
+                             "substring: the message anywhere in the output")
+    parser.add_argument("--report", metavar="FILE.md",
+                        help="also write a bug report (the reproducer, how to run it, its failure line next "
+                             "to the original's, Python, package and GPU versions, the reduction's numbers); "
+                             "written only when the run finishes, not when it is stopped")
+    parser.add_argument("--emit-test", metavar="FILE.py",
+                        help="also write a pytest regression test that runs the reproducer and fails while it "
+                             "shows the message; written only when the run finishes, not when it is stopped")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and the summary")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="without a terminal, also log each pass as it starts")
@@ -95,8 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
     print(summary.describe(), file=sys.stderr)
     print(f"autodd: wrote {output}", file=sys.stderr)
+    extras = [path for path in (args.report, args.emit_test) if path]
     if summary.cancelled:
+        if extras:
+            print(f"autodd: note: stopped early: {' and '.join(extras)} not written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    code = _write_extras(args, summary, options)
+    if code:
+        return code
     if not summary.verified:
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
@@ -132,6 +153,17 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
     problem = writable_problem(output)
     if problem:
         raise UsageError(f"cannot write the output: {problem}")
+    taken = {"SOURCE": source, "OUTPUT": output}
+    for flag, path in (("--report", args.report), ("--emit-test", args.emit_test)):
+        if path is None:
+            continue
+        for name, other in taken.items():
+            if os.path.abspath(path) == os.path.abspath(other) or _same_file(path, other):
+                raise UsageError(f"{flag} {path}: must differ from {name}")
+        problem = writable_problem(path)
+        if problem:
+            raise UsageError(f"cannot write {flag} {path}: {problem}")
+        taken[flag] = path
     if not os.access(args.python, os.X_OK):
         raise UsageError(f"--python {args.python}: not an executable file")
     options = ReduceOptions(
@@ -140,8 +172,30 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
         timeout=args.timeout,
         jobs=args.jobs,
         python=args.python,
+        match=args.match,
     )
     return text, options
+
+
+def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOptions) -> int:
+    """Write --report and --emit-test for a finished run; 0, or the exit status of a failure."""
+    makers = (("report", args.report, bug_report), ("test", args.emit_test, regression_test))
+    # The report runs a probe of the interpreter: Ctrl-C or SIGTERM stops it (and kills the probe).
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for what, path, make in makers:
+            if not path:
+                continue
+            try:
+                atomic_write(path, make(summary, args.source, args.output, args.err_msg, options))
+            except KeyboardInterrupt:
+                return _fail(f"interrupted; {path} not written", EXIT_INTERRUPTED)
+            except OSError as error:
+                return _fail(f"cannot write {path}: {error.strerror or error}", EXIT_USAGE)
+            print(f"autodd: wrote {what} {path}", file=sys.stderr)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0
 
 
 def _read_source(path: str) -> str:

@@ -84,6 +84,14 @@ def register_commands(server: AutoddServer) -> None:
     def cancel(ls: AutoddServer, *args):
         return ls.minimizer.cancel(args)
 
+    @server.command("autodd.writeReport")
+    async def write_report(ls: AutoddServer, *args):
+        return await ls.minimizer.write_artifact("autodd.writeReport", args)
+
+    @server.command("autodd.writeTest")
+    async def write_test(ls: AutoddServer, *args):
+        return await ls.minimizer.write_artifact("autodd.writeTest", args)
+
     @server.command("autodd.freeze")
     async def freeze(ls: AutoddServer, *args):
         return await apply_freeze(ls, "freeze", args)

@@ -4,7 +4,8 @@ A run is glue over the engine: it picks the options, runs `Reduction.run()` in
 a thread, turns the engine's events into progress reports and streamed edits,
 writes the result to disk, and answers the command with a status. All the
 reduction logic lives in `autodd_lsp.engine`; `sessions.Minimizer` keeps the
-runs of all documents.
+runs of all documents, and the last finished run of each (`FinishedRun`), which
+`autodd.writeReport` and `autodd.writeTest` describe.
 """
 
 from __future__ import annotations
@@ -48,6 +49,17 @@ DOCUMENT_EDITED = "stopped: the document was edited"
 
 class RunError(Exception):
     """A run cannot start or go on; the message is for the person."""
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """What a run that finished (not stopped) leaves for a report or a test."""
+
+    summary: Summary
+    source_path: str
+    output_path: str
+    err_msg: str
+    options: ReduceOptions
 
 
 @dataclass
@@ -175,9 +187,10 @@ class MinimizeRun:
             jobs=options.jobs,
             python=options.interpreter,
             cwd=self.minimizer.working_folder(self.source.path),
+            match=options.match,
         )
         summary = await self._reduce(reduce_options)
-        return await self._finish(summary)
+        return await self._finish(summary, reduce_options)
 
     async def _ask_for_err_msg(self, options: run_settings.RunSettings) -> str | None:
         self.progress.report("running the program once to see how it fails")
@@ -300,7 +313,7 @@ class MinimizeRun:
         except Exception as error:
             logger.info("showDocument %s: %s", self.output_uri, error)
 
-    async def _finish(self, summary: Summary) -> dict:
+    async def _finish(self, summary: Summary, options: ReduceOptions) -> dict:
         await asyncio.sleep(0)  # let events the engine sent last be handled first
         if self._output_ready is not None:
             await self._output_ready
@@ -316,6 +329,10 @@ class MinimizeRun:
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
         status = "cancelled" if summary.cancelled else "done"
+        if not summary.cancelled:
+            self.minimizer.finished[self.source.uri] = FinishedRun(
+                summary, self.source.path, self.output_path, options.err_msg, options
+            )
         self._notify(types.MessageType.Info, f"AutoDD: {message} Result: {os.path.basename(self.output_path)}")
         return self._result(status, message, summary)
 

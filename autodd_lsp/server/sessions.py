@@ -1,4 +1,9 @@
-"""All the server's minimization runs and probes, by document (at most one run per document)."""
+"""All the server's minimization runs and probes, by document (at most one run per document).
+
+It also keeps the last finished run of each document, for `autodd.writeReport`
+and `autodd.writeTest` (the text comes from `autodd_lsp.report`; only the path
+and the writing are the server's).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +15,32 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import ReduceOptions, UsageError
 from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
+from autodd_lsp.report import bug_report, default_report_path, default_test_path, regression_test
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.minimize import (
+    FinishedRun,
     MinimizeRun,
     RunError,
     SourceFile,
     as_arguments,
     interpreter_exists,
 )
-from autodd_lsp.files import read_python_source
+from autodd_lsp.files import atomic_write, read_python_source, writable_problem
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
 
 ALREADY_RUNNING = "already minimizing this file"
+NO_FINISHED_RUN = "no finished minimization of this file yet: run AutoDD: Minimize to the end first"
+# command -> (what it writes, the default path beside the source, the text)
+ARTIFACTS = {
+    "autodd.writeReport": ("report", default_report_path, bug_report),
+    "autodd.writeTest": ("regression test", default_test_path, regression_test),
+}
 CONFIGURATION_TIMEOUT_S = 5.0
 
 
@@ -38,6 +51,7 @@ class Minimizer:
         self.server = server
         self.runs: dict[str, MinimizeRun] = {}
         self.streams: dict[str, DocumentStream] = {}
+        self.finished: dict[str, FinishedRun] = {}  # uri -> its last run that finished
         self.probes: set[threading.Event] = set()
         self.executor = ThreadPoolExecutor(thread_name_prefix="autodd-run")
         self._working: set[concurrent.futures.Future] = set()
@@ -80,6 +94,51 @@ class Minimizer:
             "outputTail": output_tail(result.output),
             "returncode": result.returncode,
         }
+
+    async def write_artifact(self, command: str, args: tuple) -> dict:
+        """autodd.writeReport / autodd.writeTest {uri, path?}: describe the document's last finished run."""
+        what, default_path, make = ARTIFACTS[command]
+        try:
+            arguments = as_arguments(args)
+            uri = arguments.get("uri")
+            if not isinstance(uri, str) or not uri:
+                raise RunError("expected a document uri (\"uri\": \"file:///...\")")
+            run = self.finished.get(uri)
+            if run is None:
+                raise RunError(NO_FINISHED_RUN)
+            path = self._artifact_path(arguments.get("path"), run, default_path)
+            text = await self.in_thread(
+                lambda: make(run.summary, run.source_path, run.output_path, run.err_msg, run.options)
+            )
+            await self.in_thread(lambda: atomic_write(path, text))
+        except RunError as error:
+            self._show_error(f"{what}: {error}")
+            return {"ok": False, "message": str(error)}
+        except OSError as error:
+            message = f"cannot write the {what}: {error.strerror or error}"
+            self._show_error(message)
+            return {"ok": False, "message": message}
+        return {"ok": True, "path": path, "uri": from_fs_path(path)}
+
+    def _artifact_path(self, given, run: FinishedRun, default_path) -> str:
+        """The path asked for (a file path or uri; relative to the source's folder), or the default."""
+        if given is None or given == "":
+            path = default_path(run.source_path)
+        elif not isinstance(given, str):
+            raise RunError("path must be a string")
+        else:
+            path = to_fs_path(given) if given.startswith("file:") else given
+            if not path:
+                raise RunError(f"not a file path: {given}")
+            path = os.path.join(os.path.dirname(run.source_path), os.path.expanduser(path))
+        path = os.path.abspath(path)
+        for name, other in (("the source", run.source_path), ("the minimized file", run.output_path)):
+            if path == os.path.abspath(other):
+                raise RunError(f"{path} is {name}: choose another path")
+        problem = writable_problem(path)
+        if problem:
+            raise RunError(f"cannot write {path}: {problem}")
+        return path
 
     def cancel(self, args: tuple) -> dict:
         uri = None
@@ -151,7 +210,9 @@ class Minimizer:
             raise RunError(str(error)) from None
         if not interpreter_exists(options.interpreter):
             raise RunError(f"interpreter not found: {options.interpreter}")
-        ReduceOptions(err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs).validate()
+        ReduceOptions(
+            err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs, match=options.match
+        ).validate()
         return options
 
     async def _configuration(self, uri: str) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from autodd_lsp.engine import UsageError
+from autodd_lsp.engine import MATCH_RULES, UsageError
 
 OUTPUTS = ("beside", "inPlace")
 SECTION = "autodd"
@@ -18,6 +18,7 @@ class RunSettings:
     timeout: float = 60.0
     jobs: int = 1
     output: str = "beside"
+    match: str = "same"  # one of MATCH_RULES
 
 
 def defaults() -> RunSettings:
@@ -37,6 +38,7 @@ def merge(base: RunSettings, *layers: dict | None) -> RunSettings:
         timeout=_number("timeout", values["timeout"], float),
         jobs=_number("jobs", values["jobs"], int),
         output=_choice("output", values["output"], OUTPUTS),
+        match=_choice("match", values["match"], MATCH_RULES),
     )
     if not result.timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, got {result.timeout:g}")
