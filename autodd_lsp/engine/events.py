@@ -81,7 +81,7 @@ class Summary:
             f"{head}: {o.lines} -> {f.lines} lines, {o.nodes} -> {f.nodes} AST nodes "
             f"({pct:.0f}% smaller), {s.candidates_run} candidates run, "
             f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
-            f"{s.elapsed:.1f} s; {check}."
+            f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
         )
 
 

@@ -227,7 +227,8 @@ def _run(target, out_path):
         raise
     except BaseException:
         kind, value, trace = sys.exc_info()
-        sys.excepthook(kind, value, trace.tb_next)  # the program's frames only
+        value.__traceback__ = trace.tb_next  # the program's frames only
+        sys.excepthook(kind, value, trace.tb_next)
         sys.exit(130 if kind is KeyboardInterrupt else 1)
 
 

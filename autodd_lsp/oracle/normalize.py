@@ -14,7 +14,7 @@ import re
 import tempfile
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
-_LINE_NUMBER = re.compile(r"\b(line) \d+|(\.py[w]?):\d+")
+_LINE_NUMBER = re.compile(r"\b(line) \d+|(\.pyw?|<program>):\d+")
 _TEMP_ROOTS = tuple(sorted({"/tmp", "/var/tmp", tempfile.gettempdir()}, key=len, reverse=True))
 
 

@@ -1,0 +1,281 @@
+"""The same bug, not just the same words: the default rule on real programs, and its parts."""
+
+import ast
+import json
+import subprocess
+import sys
+
+import pytest
+
+from autodd_lsp.engine import Notice, ReduceOptions, Reduction
+from autodd_lsp.execution.record_main import __file__ as RECORDER
+from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
+from autodd_lsp.oracle.normalize import normalize_line
+from autodd_lsp.oracle.same import Observer, SameFailure
+from autodd_lsp.oracle.tracebacks import frames_of_lines
+from autodd_lsp.syntax.metrics import order_key, string_chars
+from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
+from autodd_lsp.syntax.patch import delete, render, replace_with_span
+from autodd_lsp.syntax.source import Source
+from conftest import run_standalone
+
+
+def reduce(path, message, **options):
+    events = []
+    options.setdefault("cwd", str(path.parent))
+    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
+    return reduction.run(), events
+
+
+def standalone(tmp_path, text, name="result.py"):
+    out = tmp_path / "alone"
+    out.mkdir(exist_ok=True)
+    (out / name).write_text(text)
+    return run_standalone(out / name)
+
+
+# -- the rule on whole programs ------------------------------------------------------
+
+
+def test_a_keyerror_stays_the_users_keyerror(program, tmp_path, no_leftovers):
+    path = program("regions.py")
+    summary, _ = reduce(path, "KeyError")
+    assert summary.verified
+    assert summary.original_failure_line == "KeyError: 'west'"
+    assert summary.final_failure_line == "KeyError: 'west'"
+    assert "same failure line" in summary.rule and "same failure line" in summary.describe()
+    assert "KeyError: 'west'" in standalone(tmp_path, summary.text)
+
+
+def test_the_substring_rule_lets_it_slip(program):
+    """What the default rule prevents: with the loose rule any KeyError will do."""
+    path = program("regions.py")
+    summary, _ = reduce(path, "KeyError", match="substring")
+    assert summary.verified and summary.rule == "message substring"
+    assert summary.final_failure_line.startswith("KeyError")
+
+
+PLACES = '''\
+def check_a(x):
+    if x < 0:
+        raise ValueError("bad value")
+    return x
+
+
+def check_b(items):
+    total = 0
+    for item in items:
+        total += item
+    if total > 10:
+        raise ValueError("bad value")  # from check_b
+    return total
+
+
+check_a(1)
+check_b([5, 6, 7])
+'''
+
+
+def test_the_failure_stays_where_it_was_raised(program, tmp_path):
+    """`check_a` could raise the very same line with less code around it; the original raised in check_b."""
+    path = program("places.py", PLACES)
+    summary, _ = reduce(path, "bad value")
+    assert summary.verified
+    output = standalone(tmp_path, summary.text)
+    assert "ValueError: bad value" in output
+    lines = output.splitlines()
+    frame = max(i for i, line in enumerate(lines) if line.strip().startswith("File "))
+    assert "raise ValueError" in lines[frame + 1]
+    raising = [n for n in ast.walk(ast.parse(summary.text)) if isinstance(n, ast.Raise)]
+    assert len(raising) == 1
+    # the raise that stays is check_b's (its comment stays with its line), not check_a's
+    assert "# from check_b" in lines[frame + 1] or "# from check_b" in summary.text
+    assert "check_a" not in summary.text
+
+
+FROZEN_DEAD = '''\
+import sys
+
+
+def setup():
+    print("checkpoint", file=sys.stderr)  # autodd: freeze
+
+
+def main():
+    setup()
+    values = {"a": 1}
+    return values["missing"]
+
+
+main()
+'''
+
+
+def test_frozen_code_must_still_run(program, tmp_path, no_leftovers):
+    path = program("frozen.py", FROZEN_DEAD)
+    summary, _ = reduce(path, "KeyError")
+    assert summary.verified
+    assert 'print("checkpoint", file=sys.stderr)  # autodd: freeze' in summary.text
+    output = standalone(tmp_path, summary.text)
+    assert "checkpoint" in output and "KeyError: 'missing'" in output
+
+
+FLAKY_LINE = '''\
+import os
+raise RuntimeError("boom at step %d" % (os.getpid() % 1000))
+'''
+
+
+def test_an_unstable_failure_line_falls_back_to_the_message_rule_and_says_so(program):
+    path = program("flaky.py", FLAKY_LINE)
+    summary, events = reduce(path, "boom at step", backend="subproc")
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert any("differs between two runs" in n for n in notices), notices
+    assert summary.rule.startswith("message substring")
+    assert summary.verified
+
+
+VALUES = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class Config:
+    rows: int = 8
+    cols: int = 64
+    dtype: str = "float16"
+
+
+def make(cfg):
+    shape = (cfg.rows, cfg.cols)
+    return allocate(shape, cfg.dtype)
+
+
+def allocate(shape, dtype):
+    if dtype != "float32":
+        raise TypeError(f"cannot allocate {shape} of {dtype}")
+
+
+make(Config())
+'''
+
+
+def test_values_are_the_ones_the_program_had(program, tmp_path, no_leftovers):
+    path = program("values.py", VALUES)
+    summary, _ = reduce(path, "cannot allocate")
+    assert summary.verified
+    assert summary.final_failure_line == "TypeError: cannot allocate (8, 64) of float16"
+    tree = ast.parse(summary.text)
+    assert not more_degenerate(degenerate_values(tree), degenerate_values(ast.parse(VALUES)))
+    assert "class Config" not in summary.text  # its values stand where it was read
+    assert "cannot allocate (8, 64) of float16" in standalone(tmp_path, summary.text)
+
+
+# -- the parts ---------------------------------------------------------------------
+
+
+def test_frames_belong_to_the_exception_text_only():
+    output = (
+        "printed: bad value\n"
+        "Traceback (most recent call last):\n"
+        '  File "/p/prog.py", line 9, in <module>\n'
+        "    main()\n"
+        '  File "/lib/mod.py", line 3, in check\n'
+        "    raise ValueError('bad value')\n"
+        "ValueError: bad value\n"
+        "  second line of the message\n"
+        "\n"
+        "after: bad value\n"
+    ).splitlines()
+    frames = frames_of_lines(output)
+    assert 0 not in frames and 9 not in frames
+    assert [f.file for f in frames[6]] == ["/p/prog.py", "/lib/mod.py"]
+    assert frames[7] == frames[6]
+
+
+def test_normalizing_masks_paths_addresses_and_line_numbers_only():
+    line = 'Error at 0x7f3a2b1c9d00 in /tmp/autodd-x1/job0/prog.py:12 (line 12): K_A = 32'
+    assert normalize_line(line, ("/tmp/autodd-x1/job0/prog.py",)) == "Error at 0x? in <program>:? (line ?): K_A = 32"
+    assert normalize_line("K_A = 32, K_B = 64") != normalize_line("K_A = 0, K_B = 1")
+
+
+def test_the_same_line_from_another_place_is_not_the_same_failure():
+    def output(file, line):
+        return (
+            "Traceback (most recent call last):\n"
+            f'  File "/run/prog.py", line {line}, in <module>\n'
+            "    go()\n"
+            f'  File "{file}", line 7, in go\n'
+            "    raise KeyError('west')\n"
+            "KeyError: 'west'\n"
+        )
+
+    observer = Observer("KeyError", lambda f: f == "/run/prog.py", lambda: ("/run/prog.py",))
+    original = observer.observations(output("/lib/a.py", 5), "")[-1]
+    same = SameFailure(observer, original, lambda line: frozenset({line}))
+    assert same.is_same(output("/lib/a.py", 5), "", lambda line: frozenset({5}))
+    assert not same.is_same(output("/lib/b.py", 5), "", lambda line: frozenset({5}))  # another library line
+    assert not same.is_same(output("/lib/a.py", 5), "", lambda line: frozenset({3}))  # another statement
+    assert not same.is_same(output("/lib/a.py", 5).replace("'west'", "''"), "", None)
+
+
+def test_origins_follow_text_that_moves():
+    text = "def f():\n    return compute(1)\n\n\nx = f()\n"
+    source = Source(text)
+    statements = OriginalStatements(text, source.statement_spans)
+    body_start = text.index("compute")
+    body_end = text.index("(1)") + 3
+    call = text.index("f()\n")
+    # inline f: the call becomes its body's expression, the def goes
+    patches = sorted([delete(0, text.index("x =")), replace_with_span(call, call + 3, (body_start, body_end))],
+                     key=lambda p: p.start)
+    inlined = render(text, patches)
+    assert inlined == "x = compute(1)\n"
+    shadow = aligned(inlined, render(identity_shadow(text), patches))
+    origin = statements.of_offsets(line_origins(shadow, 1))
+    assert origin & statements.of_line(2)  # `return compute(1)`'s statement
+    assert origin & statements.of_line(5)  # and the assignment's
+
+
+def test_degenerate_values_are_counted_by_kind():
+    found = degenerate_values(ast.parse('T.alloc_shared((0, 64), "")\nnn.Linear(0, 3)\ntorch.randn(())\nx[0]\n'))
+    assert found["zero-sized shape"] == 2 and found["empty string"] == 1 and found["empty collection"] == 1
+    assert more_degenerate(found, degenerate_values(ast.parse("x = 1\n"))) == "zero-sized shape"
+
+
+def test_code_length_does_not_count_string_contents():
+    assert string_chars('a = "xyz"  # "not a string"\nb = \'\'\'p\nq\'\'\'\n') == 6
+    assert order_key('"float16"') < order_key("cfg.dtype")
+    assert order_key("x = 1") < order_key("x = 10")
+
+
+def test_the_recorder_sees_values_kinds_and_parameters(tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os\n"
+        "def f(n, label):\n"
+        '    """doc"""\n'
+        "    return n * 2\n"
+        "for i in range(3):\n"
+        "    f(i, 'x')\n"
+        "print(f.__doc__, os.path.basename(__file__), __name__)\n"
+    )
+    out = tmp_path / "values.json"
+    done = subprocess.run([sys.executable, RECORDER, str(program), str(out)], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "doc prog.py __main__\n"  # the program ran as itself
+    rows = {tuple(r[:5]): r[5:] for r in json.loads(out.read_text())}
+    assert rows[("p", 2, 9, 2, 14)] == ["value", "'x'", False, "'x'"]  # label: one value
+    assert rows[("p", 2, 6, 2, 7)][:1] == ["value"] and rows[("p", 2, 6, 2, 7)][2] is True  # n: three values
+    assert rows[("p", 2, 6, 2, 7)][3] == "2"  # the last one
+    assert rows[("e", 7, 17, 7, 19)][0] == "module"  # os in os.path.basename
+    assert rows[("e", 7, 17, 7, 43)][:2] == ["value", "'prog.py'"]
+
+
+def test_the_recorder_keeps_the_programs_traceback(tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text("def g(d):\n    return d['k']\n\ng({})\n")
+    done = subprocess.run([sys.executable, RECORDER, str(program), str(tmp_path / "v.json")], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[1] == f'  File "{program}", line 4, in <module>'
+    assert done.stderr.splitlines()[-1] == "KeyError: 'k'"
+    assert "record_main" not in done.stderr
