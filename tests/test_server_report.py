@@ -46,6 +46,7 @@ async def test_report_and_test_of_the_last_finished_run(client: LanguageClient, 
     text = Path(report.path).read_text()
     assert f"```python\n{reproducer.rstrip()}\n```" in text and "```bash\npython prog.min.py\n```" in text
     assert "## Environment\n\n- Python " in text and "GPU: no GPU used" in text
+    assert f"reproducer (prog.min.py): ValueError: {h.SENTINEL}" in text
 
     test = await h.execute(client, "autodd.writeTest", {"uri": uri})
     assert test.ok is True and test.path == str(tmp_path / "test_prog_regression.py")

@@ -10,14 +10,14 @@ with `autodd_lsp.files.atomic_write`):
   (`python <output file name>`);
 * the line showing the message in the reproducer's output next to the
   original's (`Summary.final_failure_line`, `Summary.original_failure_line`;
-  "(not recorded)" when the engine did not record one), and the rule they were
-  judged by (`Summary.rule`);
+  "(not recorded)" when the engine did not record one);
 * the environment: the Python version, the installed versions of the packages
   the reproducer imports, and the CUDA version and GPU model when the reproducer
   imports torch (or tilelang, which runs on torch) and torch sees a GPU ("no
   GPU", "CPU build" otherwise);
 * the reduction's numbers: lines and AST nodes before and after, candidates
-  run, time, whether the final re-run reproduced.
+  run, time, the rule candidates were judged by (`Summary.rule`), whether the
+  final re-run reproduced.
 
 The environment is that of the interpreter that ran the candidates
 (`options.python`), not the one running AutoDD: `probe_environment` runs a small
@@ -274,8 +274,6 @@ def bug_report(
         *_block(_aligned([(f"original ({source_name}):", original_line),
                           (f"reproducer ({output_name}):", final_line)]), "text"),
         "",
-        f"Judged by: {summary.rule or NOT_RECORDED}.",
-        "",
         "## Environment",
         "",
         *_environment_lines(environment),
@@ -289,7 +287,7 @@ def bug_report(
         "",
         f"- {s.candidates_run} candidates run ({s.cache_hits} cache hits, "
         f"{s.rejected_unparsable} rejected without running) in {s.elapsed:.1f} s",
-        f"- rule: {summary.rule or NOT_RECORDED}",
+        f"- rule (how a candidate had to fail): {summary.rule or NOT_RECORDED}",
         f"- final re-run: {rerun}",
         f"- reduced by AutoDD {__version__}",
         "",
