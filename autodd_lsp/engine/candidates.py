@@ -38,7 +38,7 @@ from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
-from autodd_lsp.syntax.metrics import order_key, string_chars
+from autodd_lsp.syntax.metrics import order_key, value_chars
 
 
 @dataclass
@@ -167,8 +167,8 @@ class CandidateTester:
         # over the whole text) breaks ties only, so it is worked out on a tie.
         best = self._best_text
         if self._best_code_length is None:
-            self._best_code_length = len(best) - string_chars(best)
-        code_length = len(text) - string_chars(text)
+            self._best_code_length = len(best) - value_chars(best)
+        code_length = len(text) - value_chars(text)
         if code_length != self._best_code_length:
             return code_length < self._best_code_length
         if len(text) != len(best):

@@ -18,7 +18,7 @@ as in a plain run:
 
 For each it keeps a kind (value, module, class, function, instance) and, for
 simple values (numbers, strings, bools, None, small tuples of them), their
-`repr`; whether an expression had more than one value, and its last one. The
+`repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
 records are written as JSON when the program ends (atexit, last of all
 handlers); a program killed or ending with `os._exit` records nothing.
 """
@@ -35,8 +35,22 @@ _STR_LIMIT = 80
 _TUPLE_LIMIT = 8
 
 
+def _tensor_repr(value):
+    """`torch.zeros(shape, dtype=...)` for a torch tensor: its shape and dtype, which shape bugs are about."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(value, torch.Tensor) or value.is_sparse:
+        return None
+    shape = tuple(int(n) for n in value.shape)
+    text = "torch.zeros(" + repr(shape) + ", dtype=" + str(value.dtype)
+    if value.device.type != "cpu":
+        text += ", device=" + repr(str(value.device))
+    return text + ")"
+
+
 def _simple_repr(value, depth=0):
     kind = type(value)
+    if depth == 0 and kind.__name__ in ("Tensor", "Parameter") and kind.__module__.startswith("torch"):
+        return _tensor_repr(value)
     if value is None or kind is bool or kind is int:
         return repr(value)
     if kind is float:

@@ -1,7 +1,8 @@
 """Flatten compound statements: keep one branch or the body, drop the header.
 
-`if c: A else: B` becomes `A` or `B`; `for v in e: A` becomes `v = 0` then `A`
-(one iteration); `while`, `try`, `with`, `def` and `class` give way to their
+`if c: A else: B` becomes `A` or `B`; `for v in e: A` becomes `v = <value>`
+then `A` (one iteration; the value `v` had when the original read it, see
+autodd_lsp.values, or 0 for a name the run never read); `while`, `try`, `with`, `def` and `class` give way to their
 body; `else` branches are dropped. Bodies are re-indented to the statement's
 level, strings inside them untouched.
 """
@@ -17,6 +18,7 @@ from autodd_lsp.passes.base import (
     register,
     walk_statements,
 )
+from autodd_lsp.passes.expressions import usable_here
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
 from autodd_lsp.syntax.source import Source, Span
@@ -104,12 +106,49 @@ def _else_keyword_line(source: Source, stmt: ast.stmt, orelse: list[ast.stmt]) -
     return None
 
 
-def for_edits(source: Source, stmt: ast.For | ast.AsyncFor, name: str) -> list[Edit]:
+def for_edits(ctx: PassContext, stmt: ast.For | ast.AsyncFor, name: str) -> list[Edit]:
+    source = ctx.source
     if not is_block(source, stmt, stmt.body):
+        return []
+    value = loop_value(ctx, stmt)
+    if value is None:
         return []
     indent = source.indent_of_line(stmt.lineno)
     target = source.segment(stmt.target)
-    return [hoist(source, stmt, stmt.body, name, prefix=f"{indent}{target} = 0\n")]
+    return [hoist(source, stmt, stmt.body, name, prefix=f"{indent}{target} = {value}\n")]
+
+
+def loop_value(ctx: PassContext, stmt: ast.For | ast.AsyncFor) -> str | None:
+    """Text for the loop target's first value: what the body read of each name it binds.
+
+    A name the run read as a module, class, function or an instance with no
+    literal gets nothing (None: no edit); one it never read gets 0.
+    """
+    reads: dict[str, ast.Name] = {}
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in reads:
+            reads[node.id] = node
+
+    def value_of(target: ast.expr) -> str | None:
+        if isinstance(target, ast.Name):
+            use = reads.get(target.id)
+            recorded = ctx.recorded(use) if use is not None else None
+            if recorded is None:
+                return "0"
+            if recorded.literal is None or not usable_here(ctx, recorded):
+                return None
+            return recorded.literal
+        if isinstance(target, (ast.Tuple, ast.List)):
+            parts = [value_of(element) for element in target.elts]
+            if None in parts:
+                return None
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return None  # a starred, attribute or subscript target
+
+    text = value_of(stmt.target)
+    if text is not None and isinstance(stmt.target, ast.Tuple) and text.startswith("("):
+        text = text[1:-1] if not text.endswith(",)") else text
+    return text
 
 
 def with_edits(source: Source, stmt: ast.With | ast.AsyncWith, name: str) -> list[Edit]:
@@ -152,17 +191,18 @@ class SimplifyCompound(ReductionPass):
         for stmt, _ in walk_statements(source.tree):
             if ctx.is_frozen(stmt):
                 continue
-            edits.extend(self._for_statement(source, stmt))
+            edits.extend(self._for_statement(ctx, stmt))
             dropped = drop_else(source, stmt, self.name)
             if dropped:
                 edits.append(dropped)
         return edits
 
-    def _for_statement(self, source: Source, stmt: ast.stmt) -> list[Edit]:
+    def _for_statement(self, ctx: PassContext, stmt: ast.stmt) -> list[Edit]:
+        source = ctx.source
         if isinstance(stmt, ast.If):
             return if_edits(source, stmt, self.name)
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
-            return for_edits(source, stmt, self.name)
+            return for_edits(ctx, stmt, self.name)
         if isinstance(stmt, ast.While):
             return definition_edits(source, stmt, self.name) if is_block(source, stmt, stmt.body) else []
         if isinstance(stmt, (ast.With, ast.AsyncWith)):

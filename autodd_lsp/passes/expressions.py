@@ -16,6 +16,7 @@ from autodd_lsp.passes.base import PassContext, ReductionPass, annotations_of, r
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
+from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
 
 
 def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> Iterator[ast.expr]:
@@ -125,7 +126,7 @@ class ReplaceWithPart(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
         for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
-            if not ctx.is_frozen(node):
+            if not ctx.is_frozen(node) and not is_tensor_value(ctx.source.segment(node)):
                 edits.extend(child_edits(ctx.source, node, self.name, ctx))
         return edits
 
@@ -143,6 +144,11 @@ def in_shape_position(source: Source, node: ast.expr) -> bool:
         callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         return callee in SHAPE_TAKERS
     return False
+
+
+def usable_here(ctx: PassContext, recorded) -> bool:
+    """A tensor's `torch.zeros(...)` needs the name `torch` bound to the module."""
+    return not recorded.literal.startswith(TENSOR_PREFIX) or ctx.static_kinds.get("torch") == "module"
 
 
 def literal_patch(source: Source, node: ast.expr, literal: str):
@@ -180,12 +186,14 @@ class ReplaceWithConstant(ReductionPass):
             start, end = source.span(node)
             recorded = ctx.recorded(node)
             if recorded is not None:
-                if recorded.literal is not None and recorded.literal != source.text[start:end]:
+                if recorded.literal is not None and recorded.literal != source.text[start:end] and usable_here(ctx, recorded):
                     made = literal_patch(source, node, recorded.literal)
                     if made is not None:
                         edits.append(Edit((made[0],), self.name, weight=made[1]))
                 continue
             if isinstance(node, _SIMPLE) or in_shape_position(source, node) or end - start <= 1:
                 continue
+            if is_tensor_value(source.text[start:end]):
+                continue  # a value already
             edits.append(Edit((replace(start, end, "0"),), self.name, weight=end - start - 1))
         return edits

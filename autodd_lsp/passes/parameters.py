@@ -18,7 +18,7 @@ from collections import defaultdict
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
-from autodd_lsp.passes.expressions import literal_patch
+from autodd_lsp.passes.expressions import literal_patch, usable_here
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 
@@ -35,6 +35,14 @@ def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
             elif isinstance(node.func, ast.Attribute):
                 calls[node.func.attr].append(node)
     return calls
+
+
+def callee_name(source: Source, func) -> str:
+    """The name calls use for `func`: a class's name for its `__init__`."""
+    parent = source.parents.get(func)
+    if func.name == "__init__" and isinstance(parent, ast.ClassDef):
+        return parent.name
+    return func.name
 
 
 def _is_method(source: Source, func: ast.AST) -> bool:
@@ -82,7 +90,7 @@ def specialized(ctx: PassContext, func, param_index: int, removal: Edit) -> Edit
     args = func.args
     param = [*args.posonlyargs, *args.args, *args.kwonlyargs][param_index]
     recorded = ctx.values.parameter(ctx.source.span(param)) if ctx.values is not None else None
-    if recorded is None or recorded.literal is None or not recorded.unique:
+    if recorded is None or recorded.literal is None or not recorded.unique or not usable_here(ctx, recorded):
         return None
     removed = [(p.start, p.end) for p in removal.patches]
     patches = list(removal.patches)
@@ -119,7 +127,7 @@ class RemoveParameters(ReductionPass):
                 continue
             count = len(func.args.posonlyargs) + len(func.args.args) + len(func.args.kwonlyargs)
             for index in range(count):
-                edit = parameter_edit(source, func, index, calls.get(func.name, []), self.name)
+                edit = parameter_edit(source, func, index, calls.get(callee_name(source, func), []), self.name)
                 if edit is not None:
                     edits.append(edit)
                     with_value = specialized(ctx, func, index, edit)

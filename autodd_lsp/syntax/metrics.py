@@ -69,6 +69,19 @@ def string_chars(text: str) -> int:
     return total
 
 
+# A tensor as autodd_lsp.values writes the value of one: `torch.zeros((16, 24), dtype=torch.int64)`.
+TENSOR_VALUE = re.compile(r"torch\.zeros\(\([\d, ]*\), dtype=torch\.\w+(?:, device='[\w:]*')?\)")
+
+
+def value_chars(text: str) -> int:
+    """Characters of literal values beyond the first: string contents, and recorded tensor
+    values (which count as one character, like a number)."""
+    total = string_chars(text)
+    if "torch.zeros((" in text:
+        total += sum(len(m) - 1 for m in TENSOR_VALUE.findall(text))
+    return total
+
+
 # Comments first (a quote inside one starts nothing), then the four kinds of quotes.
 _STRING_TOKENS = re.compile(
     r"#[^\n]*"
@@ -83,9 +96,10 @@ _STRING_TOKENS = re.compile(
 def order_key(text: str) -> tuple[int, int, int]:
     """A cheap well-founded order: every accepted step must lower it, so reduction ends.
 
-    Code length first: the text's length without the contents of its string
-    literals, so that `cfg.dtype` may become the `"float16"` it was (a value
-    the original had) although that is longer; then the length itself (lines
-    dropped from a string); then the sum of integer literals (128 to 64).
+    Code length first: the text's length without the contents of its literal
+    values (`value_chars`), so that `cfg.dtype` may become the `"float16"` it
+    was, and a data pipeline the tensor `torch.zeros((16, 24), dtype=torch.int64)`
+    it fed (values the original had), although they are longer; then the length
+    itself (lines dropped from a string); then the sum of integer literals (128 to 64).
     """
-    return len(text) - string_chars(text), len(text), sum(int(d[:18]) for d in _DIGITS.findall(text))
+    return len(text) - value_chars(text), len(text), sum(int(d[:18]) for d in _DIGITS.findall(text))

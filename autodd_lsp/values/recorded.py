@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from autodd_lsp.syntax.metrics import TENSOR_VALUE
 from autodd_lsp.syntax.origin import span_origin
 from autodd_lsp.syntax.source import Source, Span
 
 VALUE_KINDS = ("value", "module", "class", "function", "instance", "mixed")
+TENSOR_PREFIX = "torch.zeros("  # a tensor's literal: needs `torch` bound where it is written
+
+
+def is_tensor_value(text: str) -> bool:
+    """Text as a recorded tensor value is written: a value, not an expression to take apart."""
+    return text.startswith(TENSOR_PREFIX) and TENSOR_VALUE.fullmatch(text) is not None
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,8 @@ class RecordedValues:
         for tag, line, col, end_line, end_col, kind, first, many, last in rows:
             span = (original.offset(line, col), original.offset(end_line, end_col))
             literal = last if many else first
-            record = Recorded(kind if kind in VALUE_KINDS else "mixed", literal if kind == "value" else None, not many)
+            offered = literal if kind == "value" or (literal or "").startswith(TENSOR_PREFIX) else None
+            record = Recorded(kind if kind in VALUE_KINDS else "mixed", offered, not many)
             (parameters if tag == "p" else expressions)[span] = record
         return cls(expressions, parameters)
 
