@@ -5,14 +5,17 @@
 3. simplify: inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
-5. tidy: blank lines left behind by removals
+5. tidy: stale comments, blank lines left behind by removals, formatting of the
+   statements the reduction touched (ruff's range formatting)
 """
 
 from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     calls,
+    comments,
     compound,
     elements,
     expressions,
+    format,
     literals,
     parameters,
     statements,

@@ -1,0 +1,321 @@
+"""Remove comments about code that is gone.
+
+A reduction keeps every comment of the surviving text, also those that describe
+what it removed: `# parse_args reads the command line` above nothing, or a
+23-line `# OUTPUT` block left around no statement. A comment *block* (standalone
+comment lines, one after another, at one indentation) is stale when
+
+(a) it names something the original program bound or used (a def or class,
+    a variable, a parameter, an attribute) that no longer occurs anywhere in
+    the current code, and names nothing of the original that still does; or
+(b) in the original it was glued to a statement (the line right after it was
+    code), and now a blank line, a dedent or the end of the file follows it:
+    the statement it described is gone. Likewise a block glued below a
+    statement (the line right before it was code, and nothing followed it)
+    whose statement is gone, and a heading whose section is gone: now the
+    end, a dedent, or a comment that in the original came after the code the
+    heading introduced follows it (`# Formatting Help` stacked on
+    `# Type classes`). Comment lines that were apart in the original and now
+    touch are separate blocks. The file's own header (comments above the
+    original's first code line) is never a heading.
+
+Never removed: trailing comments (they stay with their line), AutoDD
+annotations, the shebang and encoding lines, tool directives (`# type:`,
+`# noqa`, `# fmt:`...), comments inside strings (tokenize tells them apart)
+or in frozen regions, and a block still glued to the very statement it was
+glued to in the original. One edit per block, weight = characters removed: the
+oracle judges each like any other candidate.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import io
+import keyword
+import re
+import tokenize
+from dataclasses import dataclass
+from functools import cached_property
+
+from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.format import crosses_guard
+from autodd_lsp.syntax.patch import Edit, delete
+from autodd_lsp.syntax.source import Source, Span
+
+WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+DIRECTIVE = re.compile(
+    r"#\s*(type:|noqa\b|fmt:|pylint:|pragma\b|isort:|mypy:|pyright:|ruff:|yapf:|nosec\b|flake8[:\s])", re.IGNORECASE
+)
+# Words that are identifiers in some program but, in a comment, almost always plain English.
+_ENGLISH = frozenset(
+    "a an the this that these those it its we you he she they them our your my me us "
+    "to of on at by up so do no yes all any one two some each every only also then than "
+    "here there now new old see use used get set put run".split()
+)
+_BUILTINS = frozenset(dir(builtins))
+_FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
+
+
+@dataclass
+class CommentBlock:
+    first: int  # 1-based lines, inclusive
+    last: int
+    indent: int
+    text: str  # the comments' text, '#' included
+
+
+def names_of(text: str) -> set[str]:
+    """Identifiers a program binds or uses: its NAME tokens, keywords aside."""
+    names: set[str] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and not keyword.iskeyword(token.string):
+                names.add(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return names
+
+
+def code_words(text: str) -> set[str]:
+    """Every word of the code: names, and words inside strings (a name quoted in a message
+    still occurs); comments excluded."""
+    words: set[str] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME:
+                words.add(token.string)
+            elif token.type in (tokenize.STRING, _FSTRING_MIDDLE):
+                words.update(WORD.findall(token.string))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return words
+
+
+def defined_names(text: str) -> set[str]:
+    """Names of the functions and classes a program defines."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {
+        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+
+
+def _looks_like_code(text: str, match: re.Match) -> bool:
+    word, start, end = match.group(), match.start(), match.end()
+    if "_" in word or any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]):
+        return True
+    before, after = text[start - 1 : start], text[end : end + 1]
+    if after == "(" or "`" in (before, after) or before == ".":  # `run()`, `` `x` ``, `cfg.dtype`
+        return True
+    return after == "." and text[end + 1 : end + 2].isidentifier()  # `cfg.dtype`, not the end of a sentence
+
+
+def comment_blocks(source: Source) -> list[CommentBlock]:
+    """Runs of standalone comment lines at one indentation (a removable kind only)."""
+    standalone: list[tuple[int, int, str]] = []  # (line, column, comment)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            line, column = token.start
+            if source.lines[line - 1][:column].strip():
+                continue  # a trailing comment stays with its line
+            standalone.append((line, column, token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    blocks: list[CommentBlock] = []
+    for line, column, comment in standalone:
+        if not _removable(line, comment):
+            continue
+        previous = blocks[-1] if blocks else None
+        if previous is not None and previous.last == line - 1 and previous.indent == column:
+            previous.last = line
+            previous.text += "\n" + comment
+        else:
+            blocks.append(CommentBlock(line, line, column, comment))
+    # A block next to an annotation or directive (left out above) belongs with it.
+    kept_lines = {line for line, _, comment in standalone if not _removable(line, comment)}
+    return [b for b in blocks if b.first - 1 not in kept_lines and b.last + 1 not in kept_lines]
+
+
+def _removable(line: int, comment: str) -> bool:
+    if "autodd" in comment.lower():
+        return False  # an annotation, or about one
+    if line == 1 and comment.startswith("#!"):
+        return False
+    if line <= 2 and CODING.match(comment):
+        return False
+    return not DIRECTIVE.match(comment)
+
+
+class LineMap:
+    """Which original line each current line is (lines compared without their indentation,
+    so that a re-indented body still maps)."""
+
+    def __init__(self, original: str, source: Source) -> None:
+        self.old = original.splitlines()
+        self.new = [line.rstrip("\r\n") for line in source.lines]
+        self._of: dict[int, int] = {}
+        matcher = difflib.SequenceMatcher(
+            None, [line.strip() for line in self.old], [line.strip() for line in self.new], autojunk=False
+        )
+        for i, j, size in matcher.get_matching_blocks():
+            for k in range(size):
+                self._of[j + k + 1] = i + k + 1
+
+    def original_of(self, line: int) -> int | None:
+        return self._of.get(line)
+
+    def original_line(self, number: int) -> str | None:
+        return self.old[number - 1] if 1 <= number <= len(self.old) else None
+
+
+def _is_code(line: str | None) -> bool:
+    return line is not None and bool(line.strip()) and not line.lstrip().startswith("#")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _ends_nothing(line: str | None, indent: int) -> bool:
+    """What follows a comment block that describes no statement: a blank line, a dedent, the end."""
+    return line is None or not line.strip() or (_is_code(line) and _indent(line) < indent)
+
+
+class StaleComments:
+    """The stale comment blocks of the current text, against the original."""
+
+    def __init__(self, ctx: PassContext) -> None:
+        self.ctx = ctx
+        self.source = ctx.source
+        self.original_names = {n for n in names_of(ctx.original) if len(n) >= 2 and n.lower() not in _ENGLISH}
+        self.defined = defined_names(ctx.original)
+        self.words_now = code_words(ctx.source.text)
+        self.map = LineMap(ctx.original, ctx.source)
+
+    def line(self, number: int) -> str | None:
+        lines = self.source.lines
+        return lines[number - 1].rstrip("\r\n") if 1 <= number <= len(lines) else None
+
+    def names_gone(self, block: CommentBlock) -> bool:
+        """(a): names something of the original that is gone, and nothing that is still there.
+
+        A plain word (`errors`, `pattern`) is read as English unless the original defined
+        a function or class of that name; a word that looks like code (`parse_args`,
+        `GemmConfig`, `cfg.block_K`, `run()`, `` `x` ``) is read as a name. Words of the
+        original still in the code (builtins too) make the block a comment on live code.
+        """
+        gone = live = False
+        for match in WORD.finditer(block.text):
+            word = match.group()
+            if word not in self.original_names:
+                continue
+            if word in self.words_now:
+                live = True
+            elif word not in _BUILTINS and (word in self.defined or _looks_like_code(block.text, match)):
+                gone = True
+        return gone and not live
+
+    def still_glued(self, block: CommentBlock) -> bool:
+        """The block is followed by the very line that followed it in the original."""
+        last = self.map.original_of(block.last)
+        below = self.map.original_of(block.last + 1)
+        return last is not None and below == last + 1 and _is_code(self.line(block.last + 1))
+
+    def orphaned(self, block: CommentBlock) -> bool:
+        """(b): glued to a statement in the original, followed by nothing now."""
+        first, last = self.map.original_of(block.first), self.map.original_of(block.last)
+        if first is None or last is None or last - first != block.last - block.first:
+            return False  # not the original's block as it was
+        if not _ends_nothing(self.line(block.last + 1), block.indent):
+            return False
+        below_then = self.map.original_line(last + 1)
+        if _is_code(below_then) and _indent(below_then) >= block.indent:
+            return True  # glued above a statement that is gone
+        if _is_code(self.map.original_line(first - 1)) and _ends_nothing(below_then, block.indent):
+            # glued below a statement, ending its block: is that statement still right above?
+            return self.map.original_of(block.first - 1) != first - 1
+        return False
+
+    def section_gone(self, block: CommentBlock) -> bool:
+        """(b) for a heading: a blank line apart from the code it introduced, in the original;
+        now the next thing after it is the end, a dedent, or a comment that in the original
+        came after that code (`# Formatting Help` stacked on `# Type classes`)."""
+        first, last = self.map.original_of(block.first), self.map.original_of(block.last)
+        if first is None or last is None or first < self.first_code_line:
+            return False  # the file's own header stays
+        code_then = last + 1
+        while code_then <= len(self.map.old) and not _is_code(self.map.original_line(code_then)):
+            code_then += 1
+        below_then = self.map.original_line(code_then)
+        if below_then is None or _indent(below_then) < block.indent:
+            return False  # it introduced nothing below it
+        below = block.last + 1
+        while self.line(below) is not None and not self.line(below).strip():
+            below += 1
+        now = self.line(below)
+        if now is None:
+            return True
+        if _is_code(now):
+            return _indent(now) < block.indent
+        later = self.map.original_of(below)
+        return later is not None and later > code_then
+
+    @cached_property
+    def first_code_line(self) -> int:
+        for number, line in enumerate(self.map.old, start=1):
+            if _is_code(line):
+                return number
+        return len(self.map.old) + 1
+
+    def units(self, block: CommentBlock) -> list[CommentBlock]:
+        """The block split where it joins comments that were apart in the original."""
+        lines = block.text.split("\n")
+        units = [CommentBlock(block.first, block.first, block.indent, lines[0])]
+        for number, comment in zip(range(block.first + 1, block.last + 1), lines[1:]):
+            previous = self.map.original_of(number - 1)
+            if previous is not None and self.map.original_of(number) == previous + 1:
+                units[-1].last = number
+                units[-1].text += "\n" + comment
+            else:
+                units.append(CommentBlock(number, number, block.indent, comment))
+        return units
+
+    def blocks(self) -> list[CommentBlock]:
+        if not self.ctx.original:
+            return []
+        stale = []
+        for block in (unit for found in comment_blocks(self.source) for unit in self.units(found)):
+            if self.still_glued(block):
+                continue  # a comment on surviving code
+            if self.names_gone(block) or self.orphaned(block) or self.section_gone(block):
+                stale.append(block)
+        return stale
+
+
+def _overlaps(span: Span, spans: list[Span]) -> bool:
+    return any(start < span[1] and span[0] < end for start, end in spans)
+
+
+@register
+class RemoveStaleComments(ReductionPass):
+    name = "remove stale comments"
+    group = 5
+    order = -10  # first in its group: the blank lines it leaves are then tidied, then formatted
+
+    def propose(self, ctx: PassContext) -> list[Edit]:
+        source = ctx.source
+        edits = []
+        for block in StaleComments(ctx).blocks():
+            span = (source.line_start(block.first), source.line_end(block.last))
+            patch = delete(*span)
+            if _overlaps(span, ctx.frozen) or crosses_guard(patch, ctx.guards):
+                continue
+            edits.append(Edit((patch,), self.name, weight=span[1] - span[0]))
+        return edits

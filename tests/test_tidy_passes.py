@@ -1,0 +1,450 @@
+"""The tidy passes that make the output readable: stale comments go, touched statements are formatted.
+
+Real texts in (the original and what a reduction left of it), rendered edits out.
+"""
+
+import ast
+import os
+import sys
+
+import pytest
+
+from autodd_lsp.engine import Accepted, PassStarted, ReduceOptions, Reduction
+from autodd_lsp.engine.protection import frozen_spans, respects_frozen
+from autodd_lsp.passes import PassContext, registered_passes
+from autodd_lsp.passes import format as format_pass
+from autodd_lsp.syntax.patch import render, select_patches
+from autodd_lsp.syntax.source import Source
+
+FORMAT = "format touched statements"
+COMMENTS = "remove stale comments"
+
+needs_ruff = pytest.mark.skipif(format_pass.find_ruff() is None, reason="ruff is not installed beside this interpreter")
+
+
+def context(original, text):
+    source = Source(text)
+    return PassContext(source, frozen_spans(source), original=original)
+
+
+def edits_of(pass_name, original, text):
+    (reduction_pass,) = [p for p in registered_passes() if p.name == pass_name]
+    ctx = context(original, text)
+    edits = reduction_pass.edits(ctx) or []
+    assert all(respects_frozen(e, ctx.frozen) for e in edits)
+    return ctx, edits
+
+
+def results(pass_name, original, text):
+    """Every candidate text the pass offers, one edit at a time."""
+    ctx, edits = edits_of(pass_name, original, text)
+    return [render(text, select_patches([e], ctx.guards)) for e in edits]
+
+
+def test_tidy_group_order():
+    tidy = [p.name for p in registered_passes() if p.group == 5]
+    assert tidy == [COMMENTS, "tidy blank lines", FORMAT]
+
+
+# -- format touched statements ---------------------------------------------------
+
+ORIGINAL = """\
+import os
+
+
+def f(
+    first,
+    second,
+):
+    return os.sep  # keep 'quotes' and   spacing
+
+
+class A(Base):
+    x = {'k': 1}   # odd   spacing kept
+
+
+def g( x ):
+    return x
+
+
+run(
+    first, second, 0, 0,
+)
+"""
+
+REDUCED = """\
+import os
+
+
+def f(
+):
+    return os.sep  # keep 'quotes' and   spacing
+
+
+class A():
+    x = {'k': 1}   # odd   spacing kept
+
+
+def g( x ):
+    return x
+
+
+run(
+    0, 0,
+)
+"""
+
+UNTOUCHED = [
+    "import os\n",
+    "    return os.sep  # keep 'quotes' and   spacing\n",
+    "    x = {'k': 1}   # odd   spacing kept\n",
+    "def g( x ):\n",
+    "    return x\n",
+]
+
+
+@needs_ruff
+def test_touched_headers_and_calls_are_formatted_and_nothing_else():
+    ctx, edits = edits_of(FORMAT, ORIGINAL, REDUCED)
+    assert len(edits) == 1 and edits[0].weight > 0
+    (result,) = [render(REDUCED, select_patches(edits, ctx.guards))]
+    assert "def f():\n" in result
+    assert "class A:\n" in result
+    assert "run(0, 0)\n" in result
+    lines = result.splitlines(keepends=True)
+    for line in UNTOUCHED:  # byte-identical, though ruff would rewrite each of them
+        assert line in lines
+    assert "def g(x):" not in result and '{"k": 1}' not in result
+    assert result == (
+        "import os\n\n\ndef f():\n    return os.sep  # keep 'quotes' and   spacing\n\n\n"
+        "class A:\n    x = {'k': 1}   # odd   spacing kept\n\n\n"
+        "def g( x ):\n    return x\n\n\nrun(0, 0)\n"
+    )
+    ast.parse(result)
+
+
+@needs_ruff
+def test_double_blank_lines_left_inside_a_body_become_one():
+    original = "class C:\n    def a(self):\n        pass\n\n    def b(self):\n        pass\n\n    def c(self):\n        pass\n"
+    reduced = "class C:\n    def a(self):\n        pass\n\n\n    def c(self):\n        pass\n"
+    assert results(FORMAT, original, reduced) == [
+        "class C:\n    def a(self):\n        pass\n\n    def c(self):\n        pass\n"
+    ]
+
+
+@needs_ruff
+def test_a_statement_ending_a_block_is_formatted_apart_from_the_blank_lines_after_it():
+    original = "def f(v):\n    check(v,\n          limit=1, strict=True)\n\n    other()\n\n\nf(1)\n"
+    reduced = "def f(v):\n    check(v,\n          strict=True)\n\n\nf(1)\n"
+    assert results(FORMAT, original, reduced) == ["def f(v):\n    check(v, strict=True)\n\n\nf(1)\n"]
+
+
+@needs_ruff
+def test_touched_lines_take_the_quotes_the_original_mostly_uses():
+    original = 'name = "gemm"\nrun(\n    name,\n    cfg.dtype,\n)\nprint("done", \'odd\')\n'
+    reduced = "name = \"gemm\"\nrun(\n    'float16',\n)\nprint(\"done\", 'odd')\n"  # a recorded value, in repr's quotes
+    assert results(FORMAT, original, reduced) == ['name = "gemm"\nrun("float16")\nprint("done", \'odd\')\n']
+    single = original.replace('"', "'")
+    assert results(FORMAT, single, reduced.replace('"', "'")) == ["name = 'gemm'\nrun('float16')\nprint('done', 'odd')\n"]
+
+
+@needs_ruff
+@pytest.mark.parametrize("indent", ["\t", "  "])
+def test_a_file_indented_otherwise_keeps_its_indentation(indent):
+    original = "def f():\n_if x:\n__y = g(\n___1, 2)\n__return y\n".replace("_", indent)
+    reduced = "def f():\n_if x:\n__y = g(\n___1,)\n__return y\n".replace("_", indent)
+    assert results(FORMAT, original, reduced) == ["def f():\n_if x:\n__y = g(1)\n__return y\n".replace("_", indent)]
+
+
+@needs_ruff
+def test_strings_keep_their_text():
+    original = 'data = """\nreceive  A 1\n\n\norder  B 2\n"""\nprint( data )\n'
+    reduced = 'data = """\n\n\norder  B 2\n"""\nprint( data )\n'  # a line of embedded data went
+    assert results(FORMAT, original, reduced) == []  # the string is its value; the untouched call stays
+
+
+@needs_ruff
+def test_frozen_code_is_never_formatted():
+    text = (
+        "class A():\n"
+        "    pass\n"
+        "# autodd: freeze-start\n"
+        "class B():\n"
+        "    y = f(  1 )\n"
+        "# autodd: end-freeze\n"
+        "z = f(  2 )\n"
+    )
+    (result,) = results(FORMAT, "pass\n", text)  # every line touched
+    assert result == (
+        "class A:\n"
+        "    pass\n"
+        "\n\n"  # ruff's two blank lines after a class: inserted, no line changed
+        "# autodd: freeze-start\n"
+        "class B():\n"
+        "    y = f(  1 )\n"
+        "# autodd: end-freeze\n"
+        "z = f(2)\n"
+    )
+
+
+@needs_ruff
+def test_nothing_touched_nothing_proposed():
+    assert results(FORMAT, REDUCED, REDUCED) == []
+    assert results(FORMAT, "", REDUCED) == []  # no original to compare with
+
+
+@needs_ruff
+def test_formatting_that_would_only_grow_the_text_is_not_proposed():
+    original = "def f(a, b):\n    pass\n\n\nf(1, 2)\n"
+    reduced = "def f(a, b):\n    pass\n\n\nf(alpha_beta_gamma_delta, epsilon_zeta_eta_theta, iota_kappa_lambda_mu, nu_xi_omicron_pi_rho_sigma)\n"
+    # ruff would wrap the long call over several lines: longer, so the engine would refuse it
+    assert results(FORMAT, original, reduced) == []
+
+
+def test_finder_uses_this_installation_never_path(monkeypatch, tmp_path):
+    fake = tmp_path / "ruff"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "missing" / "python"))
+    import ruff
+
+    def not_found():
+        raise FileNotFoundError("no ruff here")
+
+    monkeypatch.setattr(ruff, "find_ruff_bin", not_found)
+    assert format_pass.find_ruff() is None
+
+
+def test_missing_formatter_gives_no_edit_and_no_output(monkeypatch, tmp_path, capfd):
+    import ruff
+
+    monkeypatch.setattr(ruff, "find_ruff_bin", lambda: str(tmp_path / "nowhere" / "ruff"))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "nowhere" / "python"))
+    assert format_pass.find_ruff() is None
+    assert results(FORMAT, ORIGINAL, REDUCED) == []
+    assert capfd.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "exit 2",  # fails
+        "echo 'ruff: error' >&2; exit 1",  # fails, saying so
+        "exec sleep 5",  # hangs: the call times out
+        "cat; echo 'x = 1'",  # prints something else than it was given around the range
+        "printf ''",  # prints nothing
+    ],
+)
+def test_failing_formatter_gives_no_edit_and_no_output(monkeypatch, tmp_path, capfd, script):
+    fake = tmp_path / "ruff"
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(format_pass, "find_ruff", lambda: str(fake))
+    monkeypatch.setattr(format_pass, "FORMAT_TIMEOUT", 0.3)
+    assert results(FORMAT, ORIGINAL, REDUCED) == []
+    assert capfd.readouterr() == ("", "")
+
+
+def test_finder_finds_the_installed_ruff():
+    path = format_pass.find_ruff()
+    if path is not None:
+        assert os.path.isfile(path) and os.access(path, os.X_OK)
+        assert os.path.dirname(path) in (os.path.dirname(sys.executable), os.path.dirname(path))
+
+
+# -- remove stale comments -------------------------------------------------------
+
+STALE_ORIGINAL = """\
+#!/usr/bin/env python
+# -*- coding: utf-8 -*-
+import os
+
+# parse_args reads the command line
+# and returns a namespace
+
+def parse_args():
+    return os.environ
+
+# The bug: check_values gets the limit off by one.
+def check_values(values):
+    # OUTPUT:
+    # 1 2 3
+    # 4 5 6
+    show(values)
+    if len(values) > 2:
+        raise RuntimeError('too many')  # check_values raises here
+    # checked
+    print(values)
+
+HELP = '''
+# OUTPUT: in a string, not a comment
+'''
+# autodd: freeze
+check_values([1, 2, 3])
+"""
+
+STALE_REDUCED = """\
+#!/usr/bin/env python
+# -*- coding: utf-8 -*-
+import os
+
+# parse_args reads the command line
+# and returns a namespace
+
+# The bug: check_values gets the limit off by one.
+def check_values(values):
+    # OUTPUT:
+    # 1 2 3
+    # 4 5 6
+
+    if len(values) > 2:
+        raise RuntimeError('too many')  # check_values raises here
+    # checked
+
+HELP = '''
+# OUTPUT: in a string, not a comment
+'''
+# autodd: freeze
+check_values([1, 2, 3])
+"""
+
+
+def without(text, *blocks):
+    for block in blocks:
+        assert block in text
+        text = text.replace(block, "", 1)
+    return text
+
+
+def test_stale_comments_one_edit_per_block():
+    ctx, edits = edits_of(COMMENTS, STALE_ORIGINAL, STALE_REDUCED)
+    candidates = [render(STALE_REDUCED, select_patches([e], ctx.guards)) for e in edits]
+    name_gone = "# parse_args reads the command line\n# and returns a namespace\n"  # names a removed function
+    output = "    # OUTPUT:\n    # 1 2 3\n    # 4 5 6\n"  # glued to show(values), which is gone
+    checked = "    # checked\n"  # glued to print(values), which is gone
+    assert sorted(candidates) == sorted(without(STALE_REDUCED, block) for block in (name_gone, output, checked))
+    assert sorted(e.weight for e in edits) == sorted(len(b) for b in (name_gone, output, checked))
+    everything = render(STALE_REDUCED, select_patches(edits, ctx.guards))
+    assert everything == without(STALE_REDUCED, name_gone, output, checked)
+    # what stays: shebang, encoding, the comment on surviving code, the trailing
+    # comment, the string's text, the annotation
+    for kept in (
+        "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n",
+        "# The bug: check_values gets the limit off by one.\ndef check_values(values):\n",
+        "raise RuntimeError('too many')  # check_values raises here\n",
+        "# OUTPUT: in a string, not a comment\n",
+        "# autodd: freeze\ncheck_values([1, 2, 3])\n",
+    ):
+        assert kept in everything
+    ast.parse(everything)
+
+
+def test_comment_naming_a_surviving_name_stays_even_with_a_gone_one():
+    original = "def helper():\n    pass\n\n\ndef main():\n    pass\n\n\n# helper() is called before main()\n\nmain()\n"
+    reduced = "def main():\n    pass\n\n\n# helper() is called before main()\n\nmain()\n"
+    assert results(COMMENTS, original, reduced) == []
+    gone = "def main():\n    pass\n\n\n# call helper() first\n\nmain()\n"
+    assert results(COMMENTS, original.replace("helper() is called before main()", "call helper() first"), gone) == [
+        "def main():\n    pass\n\n\n\nmain()\n"
+    ]
+
+
+def test_plain_words_are_english_unless_the_original_defined_them():
+    original = "errors = []\nresult = compute()\n\n# the errors are collected here\n\nprint(result)\n"
+    reduced = "result = compute()\n\n# the errors are collected here\n\nprint(result)\n"
+    assert results(COMMENTS, original, reduced) == []  # `errors` was a variable, but reads as English
+    original = "def collect():\n    pass\n\n# collect runs first\n\nprint(1)\n"
+    reduced = "\n# collect runs first\n\nprint(1)\n"
+    assert results(COMMENTS, original, reduced) == ["\n\nprint(1)\n"]
+
+
+def test_frozen_and_annotation_comments_stay():
+    original = (
+        "def gone():\n    pass\n\n"
+        "# autodd: freeze-start\n"
+        "# gone() used to be called here\n"
+        "x = 1\n"
+        "# autodd: end-freeze\n"
+        "# about gone(), next to an annotation\n"
+        "y = x  # autodd: freeze\n"
+    )
+    reduced = original.replace("def gone():\n    pass\n\n", "")
+    assert results(COMMENTS, original, reduced) == []
+
+
+def test_unchanged_comments_stay():
+    assert results(COMMENTS, STALE_ORIGINAL, STALE_ORIGINAL) == []
+    assert results(COMMENTS, "", STALE_REDUCED) == []  # no original to compare with
+
+
+def test_a_trailing_block_whose_statement_is_gone_goes():
+    original = "import sys\nmain()\nreport(sys.argv)\n# OUTPUT\n# ok 1\n# ok 2\n\nexit_now()\n"
+    reduced = "import sys\nmain()\n# OUTPUT\n# ok 1\n# ok 2\n\nexit_now()\n"
+    assert results(COMMENTS, original, reduced) == ["import sys\nmain()\n\nexit_now()\n"]
+
+
+# -- the whole engine -----------------------------------------------------------
+
+
+@needs_ruff
+def test_engine_output_has_no_empty_class_parentheses_nor_split_empty_def(tmp_path):
+    path = tmp_path / "shape.py"
+    path.write_text(
+        "class Base:\n"
+        '    """A base nobody needs."""\n'
+        "\n"
+        "\n"
+        "# Counter counts down the depth\n"
+        "class Counter(Base):\n"
+        "    limit = 3\n"
+        "\n"
+        "    def step(self, n):\n"
+        "        if n > self.limit:\n"
+        '            raise RuntimeError("depth %d reached" % n)\n'
+        "        return self.step(n + 1)\n"
+        "\n"
+        "\n"
+        "def count(\n"
+        "    counter,\n"
+        "    n,\n"
+        "    unused,\n"
+        "):\n"
+        "    if n > 2:\n"
+        "        return counter.step(n)  # autodd: freeze\n"
+        "    return count(counter, n + 1, unused)\n"
+        "\n"
+        "\n"
+        'count(Counter(), 0, "spare")\n'
+    )
+    events = []
+    options = ReduceOptions(err_msg="depth 4 reached", cwd=str(tmp_path))
+    summary = Reduction(path.read_text(), str(path), options, events.append).run()
+    assert summary.verified
+    text = summary.text
+    assert "():" not in text  # no `class Counter():`
+    assert "(\n" not in text  # no `def count(\n    ...\n):`
+    assert "return counter.step(n)  # autodd: freeze\n" in text
+    accepted_in, current = [], None
+    for event in events:
+        if isinstance(event, PassStarted):
+            current = event.name
+        elif isinstance(event, Accepted):
+            accepted_in.append(current)
+    assert accepted_in[-1] == FORMAT  # the reduction left `class Counter():` and `def count(\n    counter,\n    n,\n):`
+    ast.parse(text)
+
+
+def test_a_heading_whose_section_is_gone_goes():
+    original = (
+        "# Project header\nimport os\n\n"
+        "# ====\n# Helpers\n# ====\n\ndef helper():\n    pass\n\n"
+        "# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
+    )
+    reduced = "# Project header\nimport os\n\n# ====\n# Helpers\n# ====\n\n# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
+    assert results(COMMENTS, original, reduced) == [
+        "# Project header\nimport os\n\n\n# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
+    ]
+    stacked = "import os\n# ====\n# Helpers\n# ====\n# ====\n# Main\n# ====\ndef main():\n    pass\n"
+    original = stacked.replace("# ====\n# ====\n", "# ====\ndef helper():\n    pass\n# ====\n")
+    assert results(COMMENTS, original, stacked) == ["import os\n# ====\n# Main\n# ====\ndef main():\n    pass\n"]
