@@ -152,8 +152,8 @@ def make(cfg):
 
 
 def allocate(shape, dtype):
-    if dtype != "float32":
-        raise TypeError(f"cannot allocate {shape} of {dtype}")
+    sizes = {"float32": 4, "int8": 1}
+    return bytearray(shape[0] * shape[1] * sizes[dtype])
 
 
 make(Config())
@@ -162,13 +162,36 @@ make(Config())
 
 def test_values_are_the_ones_the_program_had(program, tmp_path, no_leftovers):
     path = program("values.py", VALUES)
-    summary, _ = reduce(path, "cannot allocate")
+    summary, _ = reduce(path, "KeyError")
     assert summary.verified
-    assert summary.final_failure_line == "TypeError: cannot allocate (8, 64) of float16"
+    assert summary.final_failure_line == "KeyError: 'float16'"
     tree = ast.parse(summary.text)
     assert not more_degenerate(degenerate_values(tree), degenerate_values(ast.parse(VALUES)))
     assert "class Config" not in summary.text  # its values stand where it was read
-    assert "cannot allocate (8, 64) of float16" in standalone(tmp_path, summary.text)
+    assert "'float16'" in summary.text or '"float16"' in summary.text
+    assert "KeyError: 'float16'" in standalone(tmp_path, summary.text)
+
+
+RAISED_BY_THE_PROGRAM = '''\
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--dim", type=int, default=64)
+args = parser.parse_args()
+width = len([0.0] * args.dim)
+if width != args.dim * 2:
+    raise ValueError(f"width {width} does not match expected {args.dim * 2}")
+'''
+
+
+def test_a_failure_the_program_raises_keeps_the_computation_behind_it(program, tmp_path):
+    """Values stand in for what feeds an operation's failure, not for the program's own check:
+    `raise ValueError('width 64 does not match expected 128')` would be the message and nothing else."""
+    path = program("raised.py", RAISED_BY_THE_PROGRAM)
+    summary, _ = reduce(path, "does not match expected")
+    assert summary.verified
+    assert "args.dim" in summary.text and "parse_args" in summary.text
+    assert "width 64 does not match expected 128" in standalone(tmp_path, summary.text)
 
 
 # -- the parts ---------------------------------------------------------------------

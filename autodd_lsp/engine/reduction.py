@@ -120,9 +120,11 @@ class Reduction:
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original()
-                if not self.cancelled:
+                if not self.cancelled and self._values_help():
                     recorder = threading.Thread(target=self._record_values, args=(slots,), name="autodd-values", daemon=True)
                     recorder.start()
+                else:
+                    self._values_done.set()  # none: the passes that use values go on without them
                 self._reduce(pool)
             backend.close()  # free the warm servers before the standalone check
             verified = self._verify_standalone(slots)
@@ -229,6 +231,23 @@ class Reduction:
         result = self._tester.run(probed, self.options.timeout, self._tester.new_cancel_event())
         required = markers_seen(result.output)
         return FrozenCheck(ids, required) if required and not result.cancelled else None
+
+    def _values_help(self) -> bool:
+        """Offer the original's values, unless the program raises the failure itself.
+
+        A failure raised by the program's own `raise` or `assert` is a check of
+        its own computation: writing that computation's results in its place
+        would leave a reproducer that raises the message and nothing else. Values
+        serve failures that an operation raises (library code, a subscript, a call).
+        """
+        seen = self._original_observation
+        if seen is None or seen.place is None or seen.place.library_frame is not None:
+            return True
+        if seen.place.program_line is None:
+            return True
+        statements = [node for node in ast.walk(self._tree) if isinstance(node, ast.stmt)]
+        failing = self._original_statements.of_line(seen.place.program_line)
+        return not any(isinstance(statements[i], (ast.Raise, ast.Assert)) for i in failing)
 
     def _record_values(self, slots: JobSlots) -> None:
         """The original's values (see autodd_lsp.values), in the background; passes that use them wait."""

@@ -11,7 +11,7 @@ program's own file name, so tracebacks, `__file__`, `inspect` and TileLang's
 as in a plain run:
 
 * every expression read by the program (not constants, callees, annotations,
-  f-string parts, match patterns) becomes `__autodd_value__(i, expr)`, which
+  match patterns) becomes `__autodd_value__(i, expr)`, which
   returns the value unchanged;
 * every function's body first calls `__autodd_params__(j, (a, b, ...))` with its
   named parameters (after the docstring, so `__doc__` stays).
@@ -136,8 +136,13 @@ class _Instrument(ast.NodeTransformer):
         return ast.copy_location(call, node)
 
     def generic_visit(self, node):
-        if isinstance(node, (ast.JoinedStr, ast.Constant)):
+        if isinstance(node, ast.Constant):
             return node
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    part.value = self.visit(part.value)
+            return self._wrap(node)
         if isinstance(node, ast.Call):
             node.func = self._visit_callee(node.func)
             node.args = [self.visit(a) for a in node.args]

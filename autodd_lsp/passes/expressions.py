@@ -19,17 +19,26 @@ from autodd_lsp.syntax.source import Source
 from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
 
 
-def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> Iterator[ast.expr]:
-    """Expressions whose text can be swapped: not assignment targets, not inside f-strings.
+def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False, source: Source | None = None) -> Iterator[ast.expr]:
+    """Expressions whose text can be swapped: not assignment targets.
 
     With `worth_replacing`, also skip the callee of a call: `0(...)` and `x(...)`
     for `x.f(...)` never help (the call's own parts cover the receiver).
     Annotations are never entered: one is kept whole or dropped, not rewritten.
+    An f-string is an expression like any other; the expressions inside it only
+    with `source`, and only where their position is right (before Python 3.12
+    positions inside f-strings can be off): their text must parse to them.
     """
 
     def visit(node: ast.AST, skip: bool) -> Iterator[ast.expr]:
         if isinstance(node, ast.JoinedStr):
-            return  # positions inside f-strings are unreliable before Python 3.12
+            if not skip:
+                yield node
+            if source is not None:
+                for part in node.values:
+                    if isinstance(part, ast.FormattedValue) and _placed_right(source, part.value):
+                        yield from visit(part.value, False)
+            return
         assignable = isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
         if assignable and not skip:
             yield node
@@ -41,6 +50,14 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False) -> 
             yield from visit(child, callee)
 
     yield from visit(tree, False)
+
+
+def _placed_right(source: Source, node: ast.expr) -> bool:
+    try:
+        parsed = ast.parse(source.segment(node).strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return False
+    return ast.dump(parsed) == ast.dump(node)
 
 
 def is_statement_value(source: Source, node: ast.expr) -> bool:
@@ -125,7 +142,7 @@ class ReplaceWithPart(ReductionPass):
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
-        for node in replaceable_expressions(ctx.source.tree, worth_replacing=True):
+        for node in replaceable_expressions(ctx.source.tree, worth_replacing=True, source=ctx.source):
             if not ctx.is_frozen(node) and not is_tensor_value(ctx.source.segment(node)):
                 edits.extend(child_edits(ctx.source, node, self.name, ctx))
         return edits
@@ -180,7 +197,7 @@ class ReplaceWithConstant(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         edits: list[Edit] = []
         source = ctx.source
-        for node in replaceable_expressions(source.tree, worth_replacing=True):
+        for node in replaceable_expressions(source.tree, worth_replacing=True, source=source):
             if isinstance(node, ast.Starred) or ctx.is_frozen(node) or is_statement_value(source, node):
                 continue
             start, end = source.span(node)

@@ -106,10 +106,18 @@ def line_origins(shadow: str, lineno: int) -> list[int]:
 
 
 def span_origin(shadow: str, start: int, end: int) -> tuple[int, int] | None:
-    """The original span a text span [start, end) came from, if both its ends were copied."""
+    """The original span a text span [start, end) came from, if both its ends were copied.
+
+    Quotes and `#` have no shadow character of their own: an end that is one
+    (a string literal's quote) is placed by the nearest shadowed character
+    inside the span, which was copied with it.
+    """
     if not 0 <= start < end <= len(shadow):
         return None
-    first, last = ord(shadow[start]) - SHADOW_BASE, ord(shadow[end - 1]) - SHADOW_BASE
-    if first < 0 or last < 0 or last < first:
+    first = next((i for i in range(start, end) if ord(shadow[i]) >= SHADOW_BASE), None)
+    if first is None:
         return None
-    return first, last + 1
+    last = next(i for i in range(end - 1, first - 1, -1) if ord(shadow[i]) >= SHADOW_BASE)
+    begin = ord(shadow[first]) - SHADOW_BASE - (first - start)
+    finish = ord(shadow[last]) - SHADOW_BASE + (end - last)
+    return (begin, finish) if 0 <= begin < finish else None
