@@ -233,15 +233,18 @@ class Reduction:
         return FrozenCheck(ids, required) if required and not result.cancelled else None
 
     def _values_help(self) -> bool:
-        """Offer the original's values, unless the program raises the failure itself.
+        """Offer the original's values, unless the program reports the failure itself.
 
-        A failure raised by the program's own `raise` or `assert` is a check of
-        its own computation: writing that computation's results in its place
-        would leave a reproducer that raises the message and nothing else. Values
-        serve failures that an operation raises (library code, a subscript, a call).
+        A failure raised by the program's own `raise` or `assert`, or a line it
+        prints, is a check of its own computation: writing that computation's
+        results in its place would leave a reproducer that shows the message and
+        nothing else. Values serve failures that an operation raises in a
+        traceback (library code, a subscript, a call).
         """
         seen = self._original_observation
-        if seen is None or seen.place is None or seen.place.library_frame is not None:
+        if seen is None or seen.place is None:
+            return False
+        if seen.place.library_frame is not None:
             return True
         if seen.place.program_line is None:
             return True

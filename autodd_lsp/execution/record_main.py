@@ -17,8 +17,8 @@ as in a plain run:
   named parameters (after the docstring, so `__doc__` stays).
 
 For each it keeps a kind (value, module, class, function, instance) and, for
-simple values (numbers, strings, bools, None, small tuples of them), their
-`repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
+simple values (numbers, short strings without whitespace, bools, None, small
+tuples of them), their `repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
 records are written as JSON when the program ends (atexit, last of all
 handlers); a program killed or ending with `os._exit` records nothing.
 """
@@ -31,7 +31,7 @@ import os
 import sys
 import types
 
-_STR_LIMIT = 80
+_STR_LIMIT = 40  # and no whitespace: a dtype, a key, a name; never a message
 _TUPLE_LIMIT = 8
 
 
@@ -56,7 +56,7 @@ def _simple_repr(value, depth=0):
     if kind is float:
         return repr(value) if math.isfinite(value) else None
     if kind is str or kind is bytes:
-        return repr(value) if len(value) <= _STR_LIMIT else None
+        return repr(value) if len(value) <= _STR_LIMIT and not value.split()[1:] else None
     if kind is tuple and depth == 0 and len(value) <= _TUPLE_LIMIT:
         items = [_simple_repr(item, 1) for item in value]
         if None in items:
