@@ -6,6 +6,7 @@ Real texts in (the original and what a reduction left of it), rendered edits out
 import ast
 import os
 import sys
+import time
 
 import pytest
 
@@ -246,11 +247,27 @@ def test_failing_formatter_gives_no_edit_and_no_output(monkeypatch, tmp_path, ca
     assert capfd.readouterr() == ("", "")
 
 
-def test_finder_finds_the_installed_ruff():
+def test_a_hanging_formatter_costs_one_timeout_not_one_per_range(monkeypatch, tmp_path):
+    fake = tmp_path / "ruff"
+    fake.write_text("#!/bin/sh\nexec sleep 5\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(format_pass, "find_ruff", lambda: str(fake))
+    monkeypatch.setattr(format_pass, "FORMAT_TIMEOUT", 0.2)
+    monkeypatch.setattr(format_pass, "MAX_CALLS_IN_PARALLEL", 1)
+    ctx = context(ORIGINAL, REDUCED)
+    assert len(format_pass.touched_ranges(ctx)) >= 3
+    started = time.monotonic()
+    assert format_pass.FormatTouched().edits(ctx) == []
+    assert time.monotonic() - started < 0.45
+
+
+@needs_ruff
+def test_finder_finds_the_ruff_of_this_installation():
+    import ruff
+
     path = format_pass.find_ruff()
-    if path is not None:
-        assert os.path.isfile(path) and os.access(path, os.X_OK)
-        assert os.path.dirname(path) in (os.path.dirname(sys.executable), os.path.dirname(path))
+    assert os.path.isfile(path) and os.access(path, os.X_OK)
+    assert path == ruff.find_ruff_bin()
 
 
 # -- remove stale comments -------------------------------------------------------

@@ -40,14 +40,16 @@ import io
 import os
 import subprocess
 import sys
+import threading
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, replace
 from autodd_lsp.syntax.source import Source, Span, first_line, statement_bodies
 
-FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take
+FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take; one timeout stops the pass
 MAX_CALLS_IN_PARALLEL = 4
 MIN_LINE_LENGTH, MAX_LINE_LENGTH = 88, 120
 
@@ -227,13 +229,19 @@ def ruff_command(
     ]
 
 
-def format_range(command: list[str], text: str, timeout: float | None = None) -> str | None:
+def format_range(
+    command: list[str], text: str, timeout: float | None = None, on_timeout: Callable[[], None] | None = None
+) -> str | None:
     """The whole text with one range formatted; None if the formatter fails or times out."""
     timeout = FORMAT_TIMEOUT if timeout is None else timeout
     try:
         done = subprocess.run(
             command, input=text.encode("utf-8"), capture_output=True, timeout=timeout, check=False
         )
+    except subprocess.TimeoutExpired:
+        if on_timeout is not None:
+            on_timeout()
+        return None
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     if done.returncode != 0:
@@ -279,8 +287,18 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
         return []
     style = line_length_of(ctx.original), quote_style_of(ctx.original), indentation_of(ctx.original)
     commands = [ruff_command(ruff, r, *style) for r in ranges]
+    broken = threading.Event()  # a call that timed out: the formatter is not usable here
+
+    def run(command: list[str]) -> str | None:
+        if broken.is_set():
+            return None
+        output = format_range(command, source.text, timeout, on_timeout=broken.set)
+        return None if broken.is_set() else output
+
     with ThreadPoolExecutor(max_workers=min(MAX_CALLS_IN_PARALLEL, len(commands))) as pool:
-        outputs = list(pool.map(lambda command: format_range(command, source.text, timeout), commands))
+        outputs = list(pool.map(run, commands))
+    if broken.is_set():
+        return []
     touched_blank = {line for first, last in ranges for line in range(first, last + 1) if not source.lines[line - 1].strip()}
     found: list[tuple[int, int, str]] = []
     for line_range, output in zip(ranges, outputs):
