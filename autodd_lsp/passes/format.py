@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
-from autodd_lsp.syntax.patch import Edit, Patch, replace
+from autodd_lsp.syntax.patch import Edit, Patch, replace, rewrite
 from autodd_lsp.syntax.source import Source, Span, first_line, statement_bodies
 
 FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take; one timeout stops the pass
@@ -278,7 +278,7 @@ def crosses_guard(patch: Patch, guards: list[Patch]) -> bool:
     return False
 
 
-def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) -> list[tuple[Patch, int]]:
+def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) -> list[tuple[tuple[Patch, ...], int]]:
     """One patch per touched range that ruff changed (disjoint, clear of frozen code and
     block guards), each with the characters it saves (negative: it grows the text)."""
     source = ctx.source
@@ -309,7 +309,7 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
         if region[0] < first - 1 or region[1] > last:
             continue  # the formatter went outside the range: leave it all
         found.append(_over_blank_neighbours(source.lines, *region))
-    pieces: list[tuple[Patch, int]] = []
+    pieces: list[tuple[tuple[Patch, ...], int]] = []
     taken_end = -1
     for first, end, text in sorted(found, key=lambda r: (r[0], -r[1])):
         # Ranges do not overlap, but a statement's formatting may also fix the blank lines
@@ -317,7 +317,9 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
         if first < taken_end:
             continue
         region_pieces = _region_patches(source, first, end, text, ctx.guards)
-        if region_pieces is None or any(_overlaps((p.start, p.end), ctx.frozen) for p, _ in region_pieces):
+        if region_pieces is None or any(
+            _overlaps((p.start, p.end), ctx.frozen) for patches, _ in region_pieces for p in patches
+        ):
             continue
         pieces.extend(region_pieces)
         taken_end = end
@@ -326,8 +328,8 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
 
 def _region_patches(
     source: Source, first: int, end: int, text: str, guards: list[Patch]
-) -> list[tuple[Patch, int]] | None:
-    """Patches (with the characters each saves) that turn lines [first, end) into `text`;
+) -> list[tuple[tuple[Patch, ...], int]] | None:
+    """Pieces (patches, with the characters each piece saves) that turn lines [first, end) into `text`;
     None if they would cross a block guard.
 
     A statement that ends a block is often formatted with the blank lines after it,
@@ -336,7 +338,7 @@ def _region_patches(
     """
     start, stop = source.line_start(first + 1), source.line_start(end + 1)
     if not crosses_guard(replace(start, stop, text), guards):
-        return [(replace(start, stop, text), (stop - start) - len(text))]
+        return _minimal(source, start, stop, text)
     before, after = _blank_split(source.lines[first:end]), _blank_split(text.splitlines(keepends=True))
     pieces = []
     line = first
@@ -345,12 +347,18 @@ def _region_patches(
             if not old:
                 return None  # a pure insertion at a block's edge: leave the region alone
             start, stop, text = source.line_start(line + 1), source.line_start(line + len(old) + 1), "".join(new)
-            patch = replace(start, stop, text)
-            if crosses_guard(patch, guards):
+            if crosses_guard(replace(start, stop, text), guards):
                 return None
-            pieces.append((patch, (stop - start) - len(text)))
+            pieces.extend(_minimal(source, start, stop, text))
         line += len(old)
     return pieces
+
+
+def _minimal(source: Source, start: int, stop: int, text: str) -> list[tuple[tuple[Patch, ...], int]]:
+    """The region as one piece: patches over the characters that differ (see
+    syntax.patch.rewrite), and the characters it saves."""
+    patches = tuple(rewrite(source.text, start, stop, text))
+    return [(patches, (stop - start) - len(text))] if patches else []
 
 
 def _blank_split(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -412,5 +420,5 @@ class FormatTouched(ReductionPass):
         for chosen in (pieces, [p for p in pieces if p[1] >= 0]):
             saved = sum(s for _, s in chosen)
             if chosen and saved > 0:
-                return [Edit(tuple(p for p, _ in chosen), self.name, weight=saved)]
+                return [Edit(tuple(p for patches, _ in chosen for p in patches), self.name, weight=saved)]
         return []

@@ -17,6 +17,7 @@ so a candidate never fails to parse just because a block became empty.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from difflib import SequenceMatcher
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -52,6 +53,21 @@ def replace(start: int, end: int, text: str) -> Patch:
 def replace_with_span(start: int, end: int, kept: Span, wrap: str = "{}") -> Patch:
     """Replace [start, end) by the (edited) text of `kept`, formatted into `wrap`."""
     return Patch(start, end, lambda render: wrap.format(render(*kept)), keeps=(kept,))
+
+
+def rewrite(text: str, start: int, end: int, new: str) -> list[Patch]:
+    """Patches that turn text[start:end] into `new`, touching only the characters that differ.
+
+    What stays is the base text itself, so it keeps its origin (syntax/origin.py): a
+    reformatted failing line still comes from its statement, and the editor's diff is small.
+    """
+    old = text[start:end]
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        replace(start + i1, start + i2, new[j1:j2])
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def block_guard(start: int, end: int, indent: str) -> Patch:
