@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
 from conftest import run_standalone
 
 pytest.importorskip("tilelang", reason="needs the tilelang extra (pip install torch==2.13.0 -e '.[tilelang]')")
@@ -34,4 +35,20 @@ def test_bundled_tilelang_example_reduces_to_a_small_reproducer(tmp_path):
     result = output.read_text()
     assert nodes(result) < nodes(EXAMPLE.read_text()) / 5
     assert "T.gemm(" in result and "@T.prim_func" in result
-    assert MESSAGE in run_standalone(output, cwd=tmp_path, timeout=120)
+    # the same failure line as the original's, with no zero-sized shape or empty dtype on the way
+    assert "T.gemm K shape check failed: K_A = 32, K_B = 64" in run_standalone(output, cwd=tmp_path, timeout=120)
+    found = degenerate_values(ast.parse(result))
+    assert not more_degenerate(found, degenerate_values(ast.parse(EXAMPLE.read_text()))), found
+
+
+def test_a_short_message_that_several_checks_print_stays_on_the_first_check(tmp_path):
+    """`shape check failed` is printed by TileLang's K, N and M checks: the result keeps the K check."""
+    source = tmp_path / "gemm_bug.py"
+    shutil.copy(EXAMPLE, source)
+    output = tmp_path / "short.min.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", "shape check failed", "-o", str(output), "-q"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "T.gemm K shape check failed: K_A = 32, K_B = 64" in run_standalone(output, cwd=tmp_path, timeout=120)

@@ -85,6 +85,7 @@ class Reduction:
         self._history: list[str] = [source_text]  # every accepted text, oldest first
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
+        self._valued_context: PassContext | None = None  # the same, with the original's values
         self._degraded_reported = False
         # Where the best text came from (syntax/origin.py): its shadow, one per history entry.
         self._shadow: str | None = identity_shadow(source_text)
@@ -297,7 +298,7 @@ class Reduction:
         changed = False
         level = 0
         while not self.cancelled:
-            ctx = self._context()
+            ctx = self._context(reduction_pass.uses_values)
             source = ctx.source
             edits = reduction_pass.edits(ctx, level)
             if edits is None:
@@ -312,20 +313,25 @@ class Reduction:
             level += 1
         return changed
 
-    def _context(self) -> PassContext:
-        """What passes look at: the best text parsed, with its frozen spans and block guards.
+    def _context(self, with_values: bool) -> PassContext:
+        """What passes look at: the best text parsed, with its frozen spans and block guards,
+        and for the passes that use them (they waited for them), the original's values.
 
         Kept while the best text stays the same: most passes and levels end
         without a change, and parsing a big file for each would leave the
-        runners idle meanwhile.
+        runners idle meanwhile. A pass that does not wait for the values never
+        sees them, whenever they arrive: the result is the same for every -j.
         """
-        values = self._values if self._values_done.is_set() else None
         context = self._pass_context
-        if context is None or context.source.text != self.best_text or (values is not None and context.values is None):
+        if context is None or context.source.text != self.best_text:
             source = Source(self.best_text)
-            lookup = ValueLookup(values, self._shadow) if values is not None else None
-            self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text, values=lookup)
-        return self._pass_context
+            context = self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text)
+            self._valued_context = None
+        if not with_values or self._values is None:
+            return context
+        if self._valued_context is None:
+            self._valued_context = replace(context, values=ValueLookup(self._values, self._shadow))
+        return self._valued_context
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         base, selector = ctx.source.text, EditSelector(edits, ctx.guards)

@@ -184,6 +184,7 @@ class SimplifyCompound(ReductionPass):
     name = "flatten compound statements"
     group = 1
     order = 1
+    uses_values = True  # a loop's first values
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
