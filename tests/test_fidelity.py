@@ -302,3 +302,11 @@ def test_the_recorder_keeps_the_programs_traceback(tmp_path):
     assert done.stderr.splitlines()[1] == f'  File "{program}", line 4, in <module>'
     assert done.stderr.splitlines()[-1] == "KeyError: 'k'"
     assert "record_main" not in done.stderr
+
+
+def test_the_same_result_for_every_number_of_jobs(program):
+    """Values arrive in the background; only the passes that wait for them see them."""
+    path = program("values.py", VALUES)
+    one, _ = reduce(path, "KeyError", jobs=1)
+    two, _ = reduce(path, "KeyError", jobs=2)
+    assert one.text == two.text and one.verified and two.verified
