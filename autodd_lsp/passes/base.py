@@ -35,6 +35,13 @@ class PassContext:
         return block_guards(self.source)
 
     @cached_property
+    def quote(self) -> str:
+        """The quotes the user's strings mostly use ('double', 'single' or 'preserve'): for values written in."""
+        from autodd_lsp.passes.format import quote_style_of
+
+        return quote_style_of(self.original) if self.original else "preserve"
+
+    @cached_property
     def static_kinds(self) -> dict[str, str]:
         """What names bound in the text stand for, where the binding says: module, class, function."""
         kinds: dict[str, str] = {}

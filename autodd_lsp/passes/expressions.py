@@ -9,6 +9,8 @@ place needs them.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from typing import Iterator
 
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
@@ -168,8 +170,30 @@ def usable_here(ctx: PassContext, recorded) -> bool:
     return not recorded.literal.startswith(TENSOR_PREFIX) or ctx.static_kinds.get("torch") == "module"
 
 
-def literal_patch(source: Source, node: ast.expr, literal: str):
-    """Replace `node` by the Python text `literal`, parenthesized where its place needs it."""
+def in_quotes(literal: str, quote: str) -> str:
+    """`literal` (a `repr`) with its plain strings in the user's quotes, where that changes nothing else."""
+    want, other = ('"', "'") if quote == "double" else ("'", '"') if quote == "single" else (None, None)
+    if want is None or other not in literal:
+        return literal
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return literal
+    out, last = [], 0
+    for token in tokens:
+        if token.type != tokenize.STRING:
+            continue
+        body = token.string
+        start = token.start[1]
+        if body[:1] == other and body[:3] != other * 3 and want not in body and "\\" not in body:
+            out.append(literal[last:start] + want + body[1:-1] + want)
+            last = start + len(body)
+    return "".join(out) + literal[last:]
+
+
+def literal_patch(source: Source, node: ast.expr, literal: str, quote: str = "preserve"):
+    """Replace `node` by the Python text `literal` (strings in `quote`s), parenthesized where its place needs it."""
+    literal = in_quotes(literal, quote)
     start, end = source.span(node)
     try:
         value = ast.parse(literal, mode="eval").body
@@ -204,7 +228,7 @@ class ReplaceWithConstant(ReductionPass):
             recorded = ctx.recorded(node)
             if recorded is not None:
                 if recorded.literal is not None and recorded.literal != source.text[start:end] and usable_here(ctx, recorded):
-                    made = literal_patch(source, node, recorded.literal)
+                    made = literal_patch(source, node, recorded.literal, ctx.quote)
                     if made is not None:
                         edits.append(Edit((made[0],), self.name, weight=made[1]))
                 continue

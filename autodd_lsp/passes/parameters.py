@@ -102,7 +102,7 @@ def specialized(ctx: PassContext, func, param_index: int, removal: Edit) -> Edit
                 continue
             if ctx.parameter_of(node) is not param:
                 continue  # an inner function's own parameter of that name
-            made = literal_patch(ctx.source, node, recorded.literal)
+            made = literal_patch(ctx.source, node, recorded.literal, ctx.quote)
             if made is None:
                 return None
             patches.append(made[0])
