@@ -240,6 +240,7 @@ def test_the_same_line_from_another_place_is_not_the_same_failure():
     assert not same.is_same(output("/lib/b.py", 5), "", lambda line: frozenset({5}))  # another library line
     assert not same.is_same(output("/lib/a.py", 5), "", lambda line: frozenset({3}))  # another statement
     assert not same.is_same(output("/lib/a.py", 5).replace("'west'", "''"), "", None)
+    assert same.is_same(output("/lib/a.py", 5), "", lambda line: None)  # origins unknown: not held against it
 
 
 def test_origins_follow_text_that_moves():

@@ -87,9 +87,9 @@ class Reduction:
         self._pass_context: PassContext | None = None
         self._valued_context: PassContext | None = None  # the same, with the original's values
         self._degraded_reported = False
-        # Where the best text came from (syntax/origin.py): its shadow, one per history entry.
+        # Where the best text came from (syntax/origin.py): its shadow. Only the best's is
+        # kept (4 bytes a character; a history of them would not fit a big file's run).
         self._shadow: str | None = identity_shadow(source_text)
-        self._shadow_history: list[str | None] = [self._shadow]
         self._original_statements = OriginalStatements(source_text, Source(source_text, self._tree).statement_spans)
         self._observer: Observer | None = None
         self._rule = "message substring" if options.match == "substring" else "same failure line, same place"
@@ -380,18 +380,17 @@ class Reduction:
         """A candidate's line -> the original statements its text came from (its shadow made once, if asked)."""
         made: list[str | None] = []
 
-        def statements_of(lineno: int) -> frozenset[int]:
+        def statements_of(lineno: int) -> frozenset[int] | None:
             if not made:
                 made.append(shadow())
             if made[0] is None:
-                return frozenset()
+                return None  # origins unknown (a text too big to track, an old one)
             return self._original_statements.of_offsets(line_origins(made[0], lineno))
 
         return statements_of
 
     def _accept(self, text: str, shadow: str | None) -> None:
         self._history.append(text)
-        self._shadow_history.append(shadow)
         self._shadow = shadow
         self.best_text = text
         self._tester.set_best(text)
@@ -435,7 +434,8 @@ class Reduction:
 
             def reproduces(index: int) -> bool:
                 text = self._history[index]
-                shadow = self._shadow_history[index]
+                # An older text's place was judged when it was accepted; only the best's shadow is kept.
+                shadow = self._shadow if index == len(self._history) - 1 else None
                 result = checker.run(text, self.options.timeout, checker.new_cancel_event())
                 if result.cancelled:
                     return False
@@ -456,7 +456,7 @@ class Reduction:
             while good + 1 < bad and not self.cancelled:
                 middle = (good + bad) // 2
                 good, bad = (middle, bad) if reproduces(middle) else (good, middle)
-            self._accept(self._history[good], self._shadow_history[good])
+            self._accept(self._history[good], None)
             return reproduces(len(self._history) - 1)
 
     # -- reporting -------------------------------------------------------------

@@ -33,8 +33,8 @@ from autodd_lsp.oracle.failure import Match, matching_lines
 from autodd_lsp.oracle.normalize import normalize_line
 from autodd_lsp.oracle.tracebacks import Frame, frames_of_lines
 
-# A candidate's line number -> the original statements its text came from (indices).
-StatementsOf = Callable[[int], frozenset[int]]
+# A candidate's line number -> the original statements its text came from (indices); None: unknown.
+StatementsOf = Callable[[int], "frozenset[int] | None"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,8 @@ class SameFailure:
             return False
         if place.program_line is None or statements_of is None or not self._failing_statements:
             return True
-        return not self._failing_statements.isdisjoint(statements_of(place.program_line))
+        came_from = statements_of(place.program_line)
+        return came_from is None or not self._failing_statements.isdisjoint(came_from)
 
 
 def stable(first: Observation, second: Observation | None) -> tuple[bool, bool]:
