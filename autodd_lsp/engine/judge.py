@@ -12,12 +12,11 @@ which the candidate tester makes in the same job slot.
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle import FailureOracle
-from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
+from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
 from autodd_lsp.oracle.same import SameFailure, StatementsOf
 
 
@@ -27,6 +26,7 @@ class Judge:
         self.message = message
         self.same = same
         self.degenerate_baseline = degenerate_baseline
+        self._degenerate = DegenerateCounter()
 
     def is_interesting(self, result: RunResult, text: str, statements_of: StatementsOf | None = None) -> bool:
         output = result.output
@@ -35,10 +35,7 @@ class Judge:
         if self.same is not None and not self.same.is_same(output, text, statements_of):
             return False
         if self.degenerate_baseline is not None:
-            try:
-                found = degenerate_values(ast.parse(text))
-            except (SyntaxError, ValueError, RecursionError):
-                return False
-            if more_degenerate(found, self.degenerate_baseline):
+            found = self._degenerate.count(text)
+            if found is None or more_degenerate(found, self.degenerate_baseline):
                 return False
         return True

@@ -345,10 +345,16 @@ class Reduction:
         def candidate(indices: list[int]) -> str:
             return render(base, selector.patches(indices))
 
+        shadows: dict[tuple[int, ...], str] = {}  # made for a judge, kept for the acceptance
+
         def shadow_of(indices: list[int], text: str) -> str | None:
             if shadow_base is None:
                 return None
-            return aligned(text, render(shadow_base, selector.patches(indices)))
+            key = tuple(sorted(indices))
+            made = shadows.get(key)
+            if made is None:
+                made = shadows[key] = aligned(text, render(shadow_base, selector.patches(indices)))
+            return made
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
             text = candidate(indices)
@@ -364,6 +370,7 @@ class Reduction:
             interesting.clear()  # the others were stale
             text = candidate(applied) if text is None else text
             self._accept(text, shadow_of(applied, text))
+            shadows.clear()
 
         search(
             strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,

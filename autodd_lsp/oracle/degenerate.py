@@ -19,7 +19,9 @@ The engine rejects a candidate that has more of one kind than the original had
 from __future__ import annotations
 
 import ast
-from collections import Counter
+from collections import Counter, OrderedDict
+
+from autodd_lsp.syntax.chunks import recall, remember, split_chunks, split_lines
 
 SHAPE_TAKERS = frozenset(
     """
@@ -73,3 +75,41 @@ def _callee_name(func: ast.AST) -> str:
     if isinstance(func, ast.Name):
         return func.id
     return ""
+
+
+class DegenerateCounter:
+    """`degenerate_values` of many candidate texts, parsing only the top-level chunks
+    that changed (a candidate differs from the last in a statement or two).
+
+    Counts add up over chunks. A chunk that does not parse alone (a decorator cut
+    from its def, a cut inside a string) is joined with the next until the piece parses.
+    """
+
+    CACHE_SIZE = 4096
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[str, Counter[str]] = OrderedDict()
+
+    def count(self, text: str) -> Counter[str] | None:
+        """The counts; None if the text does not parse."""
+        total: Counter[str] = Counter()
+        pending = ""
+        for chunk in split_chunks(split_lines(text)):
+            pending = chunk.text if not pending else pending + "\n" + chunk.text
+            found = self._piece(pending)
+            if found is not None:
+                total.update(found)
+                pending = ""
+        if pending:
+            return None
+        return total
+
+    def _piece(self, text: str) -> Counter[str] | None:
+        found = recall(self._cache, text)
+        if found is None:
+            try:
+                found = degenerate_values(ast.parse(text))
+            except (SyntaxError, ValueError, RecursionError):
+                return None
+            remember(self._cache, text, found, self.CACHE_SIZE)
+        return found
