@@ -4,6 +4,8 @@ import json
 import sys
 from pathlib import Path
 
+from benchmarks import fidelity
+
 COLUMNS = ["tool", "status", "wall s", "candidates", "cand/s", "lines", "tokens", "AST nodes", "reproduces"]
 
 
@@ -115,12 +117,29 @@ def print_tables(results: dict) -> None:
         console.print(ratio_line(case_result))
         for line in notes(case_result):
             console.print(f"  [yellow]{line}[/yellow]", markup=True, highlight=False)
+        rows = fidelity.case_rows(case_result)
+        if rows:
+            table = Table(title=f"{name}: fidelity (each program run alone)")
+            for column in fidelity.CASE_COLUMNS:
+                table.add_column(column, overflow="fold")
+            for row in rows:
+                table.add_row(*row)
+            console.print(table, markup=False, highlight=False)
+    rows = fidelity.summary_rows(results)
+    if rows:
+        table = Table(title="fidelity: is each result the same bug?")
+        for column in fidelity.SUMMARY_COLUMNS:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
 
 
 def render_markdown(results: dict) -> str:
     out = ["# AutoDD benchmark results", ""]
     out += [f"- {key}: {value}" for key, value in results["machine"].items()]
     out.append("")
+    out += fidelity.render_summary(results)
     for name, case_result in results["cases"].items():
         out += [f"## {name}", "", case_result["description"], "",
                 f"`--err-msg {json.dumps(case_result['err_msg'])}`, "
@@ -131,6 +150,7 @@ def render_markdown(results: dict) -> str:
         out += ["", ratio_line(case_result), ""]
         out += [f"- {line}" for line in notes(case_result)]
         out.append("")
+        out += fidelity.render_case(case_result)
     return "\n".join(out)
 
 

@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--cases a,b] [--tools ours,reference] [-j 1]
                              [--cap 900] [--repeat 1] [--out benchmarks/results] [--fresh]
+    python benchmarks/run.py --report-only [--out DIR] [--no-fidelity]
 
 See benchmarks/README.md for what each column means.
 """
@@ -22,6 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks import fidelity  # noqa: E402
 from benchmarks.corpus.cases import CASES, CASES_BY_NAME, Case  # noqa: E402
 from benchmarks.measure import program_size, reproduces_standalone  # noqa: E402
 from benchmarks.report import print_tables, write_outputs  # noqa: E402
@@ -43,7 +45,11 @@ def parse_args(argv=None):
     parser.add_argument("--fresh", action="store_true",
                         help="discard earlier results instead of merging into them")
     parser.add_argument("--report-only", action="store_true",
-                        help="run nothing; redraw tables and plot from results.json")
+                        help="run no tool; recompute the fidelity table and redraw tables and plot "
+                        "from results.json")
+    parser.add_argument("--no-fidelity", action="store_true",
+                        help="do not run the original and the outputs for the fidelity table "
+                        "(a --report-only run then keeps the fidelity stored in results.json)")
     args = parser.parse_args(argv)
     args.cases = _pick(args.cases, CASES_BY_NAME, parser, "case")
     args.tools = _pick(args.tools, TOOLS, parser, "tool")
@@ -94,13 +100,21 @@ def run_case(case: Case, tools: list, args) -> dict | None:
             why = result["original"]["why"] or "message only in a traceback's quoted source"
             print(f"skipping {case.name}: the original does not reproduce ({why})")
             return result
+        original = None
+        if not args.no_fidelity:
+            original = fidelity.original_failure(source, case.err_msg, repro_timeout(case), subprocess_env())
+            result["original"]["failure"] = original
         for tool in tools:
             runs = []
             for attempt in range(args.repeat):
                 counter = f" ({attempt + 1}/{args.repeat})" if args.repeat > 1 else ""
                 print(f"[{case.name}] running {tool.name}{counter} ...", flush=True)
                 runs.append(run_one(case, tool, source, Path(tmp) / tool.name / f"run{attempt}", args))
-            result["tools"][tool.name] = median_run(runs)
+            record = result["tools"][tool.name] = median_run(runs)
+            keep_output(case, tool, record, args.out)
+            if original is not None and record.get("output"):
+                record["fidelity"] = fidelity.tool_fidelity(
+                    original, Path(record["output"]), case.err_msg, repro_timeout(case), subprocess_env())
     return result
 
 
@@ -136,7 +150,11 @@ def repro_timeout(case: Case) -> float:
 
 
 def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
-    """Run one tool on a private copy of the case, then measure its output."""
+    """Run one tool on a private copy of the case, then measure its output.
+
+    The record's `output` is the run's own output file, in `workdir`;
+    `keep_output` copies the chosen run's to outputs/.
+    """
     workdir.mkdir(parents=True)
     program = workdir / source.name
     shutil.copyfile(source, program)
@@ -149,11 +167,19 @@ def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
     record["status"], record["detail"] = classify(record, output.exists(), args.cap)
     record["final"], record["repro"] = measure_output(case, output)
     if output.exists():
-        kept = args.out / "outputs" / f"{case.name}.{tool.name}.min.py"
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(output, kept)
-        record["output"] = str(kept)
+        record["output"] = str(output)
     return record
+
+
+def keep_output(case: Case, tool, record: dict, out: Path) -> None:
+    """Copy the reported run's output to outputs/<case>.<tool>.min.py (with
+    --repeat, the median run's, not the last one's)."""
+    if not record.get("output"):
+        return
+    kept = out / "outputs" / f"{case.name}.{tool.name}.min.py"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(record["output"], kept)
+    record["output"] = str(kept)
 
 
 def classify(record: dict, has_output: bool, cap: float) -> tuple[str, str]:
@@ -205,6 +231,8 @@ def main(argv=None) -> int:
             cases[case.name] = merge_case(cases.get(case.name), result)
     ordered = {c.name: cases[c.name] for c in CASES if c.name in cases}
     results = {"machine": machine or machine_info(), "cases": ordered}
+    if args.report_only and not args.no_fidelity:
+        fidelity.refresh(results, args.out, CASES_BY_NAME, repro_timeout, subprocess_env(), missing_modules)
     print_tables(results)
     write_outputs(results, args.out)
     print(f"wrote {args.out / 'results.md'}, results.json and size_over_time.png")

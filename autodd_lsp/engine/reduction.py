@@ -38,7 +38,6 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable

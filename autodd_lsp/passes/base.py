@@ -25,6 +25,10 @@ class PassContext:
     original: str = ""  # the user's program as given (what tidy passes compare with)
     values: "ValueLookup | None" = None  # the original's recorded values (autodd_lsp.values), once known
 
+    def touches_frozen(self, span: Span) -> bool:
+        """The character span overlaps a frozen region (tidy passes leave such text alone)."""
+        return any(start < span[1] and span[0] < end for start, end in self.frozen)
+
     def is_frozen(self, node: ast.AST) -> bool:
         """The node lies inside a frozen region: it must not change at all."""
         start, end = self.source.span(node)

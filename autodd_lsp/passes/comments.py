@@ -42,7 +42,7 @@ from functools import cached_property
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.format import crosses_guard
 from autodd_lsp.syntax.patch import Edit, delete
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source
 
 WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
@@ -299,10 +299,6 @@ class StaleComments:
         return stale
 
 
-def _overlaps(span: Span, spans: list[Span]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in spans)
-
-
 @register
 class RemoveStaleComments(ReductionPass):
     name = "remove stale comments"
@@ -315,7 +311,7 @@ class RemoveStaleComments(ReductionPass):
         for block in StaleComments(ctx).blocks():
             span = (source.line_start(block.first), source.line_end(block.last))
             patch = delete(*span)
-            if _overlaps(span, ctx.frozen) or crosses_guard(patch, ctx.guards):
+            if ctx.touches_frozen(span) or crosses_guard(patch, ctx.guards):
                 continue
             edits.append(Edit((patch,), self.name, weight=span[1] - span[0]))
         return edits

@@ -160,15 +160,11 @@ def touched_ranges(ctx: PassContext) -> list[LineRange]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], last))
         else:
             merged.append((first, last))
-    return [r for r in merged if not _overlaps(_char_span(source, r), ctx.frozen)]
+    return [r for r in merged if not ctx.touches_frozen(_char_span(source, r))]
 
 
 def _char_span(source: Source, line_range: LineRange) -> Span:
     return source.line_start(line_range[0]), source.line_end(line_range[1])
-
-
-def _overlaps(span: Span, spans: list[Span]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in spans)
 
 
 def line_length_of(original: str) -> int:
@@ -318,7 +314,7 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
             continue
         region_pieces = _region_patches(source, first, end, text, ctx.guards)
         if region_pieces is None or any(
-            _overlaps((p.start, p.end), ctx.frozen) for patches, _ in region_pieces for p in patches
+            ctx.touches_frozen((p.start, p.end)) for patches, _ in region_pieces for p in patches
         ):
             continue
         pieces.extend(region_pieces)

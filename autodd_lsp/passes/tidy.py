@@ -9,7 +9,7 @@ from __future__ import annotations
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.syntax.indent import string_interior_lines
 from autodd_lsp.syntax.patch import Edit, delete
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source
 
 
 def surplus_blank_lines(source: Source) -> list[int]:
@@ -30,10 +30,6 @@ def surplus_blank_lines(source: Source) -> list[int]:
     return surplus
 
 
-def _touches(span: Span, frozen: list[Span]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in frozen)
-
-
 @register
 class TidyLayout(ReductionPass):
     name = "tidy blank lines"
@@ -44,7 +40,7 @@ class TidyLayout(ReductionPass):
         patches = []
         for line in surplus_blank_lines(source):
             span = (source.line_start(line), source.line_end(line))
-            if not _touches(span, ctx.frozen):
+            if not ctx.touches_frozen(span):
                 patches.append(delete(*span))
         if not patches:
             return []

@@ -96,6 +96,33 @@ CASES = [
         "measures the engine's own cost per candidate",
         builder=_build_quick,
     ),
+    # Slip cases: messages that other failures of the same program also show,
+    # so a reducer that only keeps the words can end with another bug.
+    Case(
+        name="keyerror_lookup",
+        err_msg="KeyError",
+        timeout=10,
+        description="sales report whose manager table lacks a region (KeyError: 'west'); "
+        "every other step also indexes a dict and can raise another KeyError",
+        source=CORPUS_DIR / "keyerror_lookup.py",
+    ),
+    Case(
+        name="tilelang_short_msg",
+        err_msg="shape check failed",
+        timeout=60,
+        description="the TileLang GEMM of tilelang_gemm with a short message that TileLang's "
+        "K, N and M shape checks all print",
+        source=REPO_ROOT / "examples" / "autodd" / "gemm_bug.py",
+        needs=("tilelang", "torch"),
+    ),
+    Case(
+        name="warning_and_error",
+        err_msg="deprecated config key 'lr'",
+        timeout=10,
+        description="config loader that warns about a deprecated key (UserWarning) and later "
+        "raises a ValueError with the same words",
+        source=CORPUS_DIR / "warning_and_error.py",
+    ),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
