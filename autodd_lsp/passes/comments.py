@@ -307,6 +307,8 @@ class RemoveStaleComments(ReductionPass):
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
+        if "#" not in source.text:
+            return []  # nothing to look at: spare reading the original
         edits = []
         for block in StaleComments(ctx).blocks():
             span = (source.line_start(block.first), source.line_end(block.last))
