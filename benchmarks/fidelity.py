@@ -28,8 +28,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,6 +36,7 @@ from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.failure import matching_lines
 from autodd_lsp.oracle.normalize import normalize_line
 from autodd_lsp.oracle.tracebacks import frames_of_lines
+from benchmarks.measure import run_copy_alone
 
 # Longest failure line or source line shown in a table cell (the JSON keeps all of it).
 CELL_LIMIT = 140
@@ -49,28 +48,15 @@ CELL_LIMIT = 140
 def run_alone(program: Path, message: str, timeout: float, env: dict | None = None) -> dict:
     """Run a copy of `program` with a fresh interpreter in an empty folder; observe its failure."""
     text = program.read_text()
-    with tempfile.TemporaryDirectory(prefix="autodd-fidelity-") as folder:
-        copy = Path(folder) / program.name
-        shutil.copyfile(program, copy)
-        try:
-            proc = subprocess.run(
-                [sys.executable, copy.name],
-                cwd=folder,
-                env=env,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            observed = observe("", message, text, str(copy))
-            observed["exit"] = f"timed out after {timeout:g} s"
-            return observed
-        # Same order as the engine's oracle: stdout, then stderr.
-        observed = observe(proc.stdout + "\n" + proc.stderr, message, text, str(copy))
-        observed["exit"] = str(proc.returncode)
+    proc, copy_path = run_copy_alone(program, timeout, env)
+    if proc is None:
+        observed = observe("", message, text, copy_path)
+        observed["exit"] = f"timed out after {timeout:g} s"
         return observed
+    # Same order as the engine's oracle: stdout, then stderr.
+    observed = observe(proc.stdout + "\n" + proc.stderr, message, text, copy_path)
+    observed["exit"] = str(proc.returncode)
+    return observed
 
 
 # --- what one run shows ------------------------------------------------------------------

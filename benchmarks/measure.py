@@ -29,8 +29,9 @@ def program_size(source: str) -> dict:
     }
 
 
-def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict) -> dict:
-    """Run `program` with a fresh interpreter in an empty folder; look for err_msg.
+def run_copy_alone(program: Path, timeout: float, env: dict | None) -> tuple[subprocess.CompletedProcess | None, str]:
+    """Run a copy of `program` with a fresh interpreter in an empty folder: the run
+    (None: it timed out) and the path the copy ran as (gone by then).
 
     The empty folder makes sure the output doesn't lean on files next to the
     original (e.g. importing the unreduced program as a module).
@@ -39,16 +40,25 @@ def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict
         copy = Path(folder) / program.name
         shutil.copyfile(program, copy)
         try:
-            proc = subprocess.run(
+            return subprocess.run(
                 [sys.executable, copy.name],
                 cwd=folder,
                 env=env,
                 capture_output=True,
                 text=True,
+                errors="replace",
                 timeout=timeout,
-            )
+                stdin=subprocess.DEVNULL,
+            ), str(copy)
         except subprocess.TimeoutExpired:
-            return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
+            return None, str(copy)
+
+
+def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict) -> dict:
+    """Run `program` alone (see run_copy_alone); look for err_msg."""
+    proc, _ = run_copy_alone(program, timeout, env)
+    if proc is None:
+        return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
     found = err_msg in proc.stdout or err_msg in proc.stderr
     strict = err_msg in proc.stdout or err_msg in without_traceback_frames(proc.stderr)
     why = "" if found else f"exit {proc.returncode}, message absent: {_last_line(proc.stderr)}"
