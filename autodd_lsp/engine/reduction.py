@@ -253,15 +253,21 @@ class Reduction:
         return not any(isinstance(statements[i], (ast.Raise, ast.Assert)) for i in failing)
 
     def _record_values(self, slots: JobSlots) -> None:
-        """The original's values (see autodd_lsp.values), in the background; passes that use them wait."""
+        """The original's values (see autodd_lsp.values), in the background; passes that use them wait.
+
+        The recording run must fail as the original does (same failure line): values from a
+        run that went elsewhere (a program that inspects its own bytecode) would mislead.
+        """
         try:
-            values, _ = record_values(
+            values, result = record_values(
                 self.original_text, slots.side_path("values"),
                 python=self.options.python, cwd=self.options.cwd or os.getcwd(),
                 extra_sys_path=[os.path.dirname(self.path)], timeout=self.options.timeout,
                 cancel=self._record_cancel, output_limit=self.options.output_limit,
             )
-            self._values = values
+            seen = self._observe(result.output, self.original_text)
+            same = seen is not None and seen.normalized == self._original_observation.normalized
+            self._values = values if same and not result.cancelled else None
         except OSError:
             self._values = None
         finally:
