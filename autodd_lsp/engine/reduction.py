@@ -53,6 +53,7 @@ from autodd_lsp.values import RecordedValues, ValueLookup
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
 SIZE_RECOUNT = 1.0  # seconds between node counts of accepted texts (a count parses the text)
 _TIDY_GROUP = 5
+RECORD_TIMEOUT_FLOOR = 20.0  # seconds the recording run may take at least (interpreter start and imports included)
 
 
 class Reduction:
@@ -97,6 +98,7 @@ class Reduction:
         self._values: RecordedValues | None = None
         self._values_done = threading.Event()
         self._record_cancel = CancelEvent()
+        self._record_timeout = options.timeout
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -183,6 +185,8 @@ class Reduction:
         warm = not again.cancelled and message.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
         duration = again.duration if warm and not result.timed_out else result.duration
         tester.timeout = adaptive_timeout(duration, self.options.timeout)
+        # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
+        self._record_timeout = min(self.options.timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * result.duration))
         tester.judge = Judge(message, self._same_failure(first, again if warm else None), degenerate_values(self._tree))
         tester.set_best(self.original_text)
         frozen = frozen_fingerprint(self.original_text)
@@ -262,7 +266,7 @@ class Reduction:
             values, result = record_values(
                 self.original_text, slots.side_path("values"),
                 python=self.options.python, cwd=self.options.cwd or os.getcwd(),
-                extra_sys_path=[os.path.dirname(self.path)], timeout=self.options.timeout,
+                extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
                 cancel=self._record_cancel, output_limit=self.options.output_limit,
             )
             seen = self._observe(result.output, self.original_text)
