@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import shutil
 import tempfile
 import tokenize
 
@@ -102,3 +104,40 @@ def writable_problem(path: str) -> str | None:
     os.close(handle)
     os.unlink(probe)
     return None
+
+
+# -- private scratch folders ---------------------------------------------------------
+# Named after the process that owns them, so that one left by a killed run (SIGKILL)
+# is recognised and removed by the next run: nothing stays in the temporary folder.
+
+_OWNED = re.compile(r"^autodd-(\d+)-")
+
+
+def private_tempdir(kind: str) -> str:
+    """A new private folder in the temporary folder, owned by this process."""
+    return tempfile.mkdtemp(prefix=f"autodd-{os.getpid()}-{kind}-")
+
+
+def sweep_stale_tempdirs() -> None:
+    """Remove the private folders of processes that are gone."""
+    root = tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        match = _OWNED.match(name)
+        if match is not None and not process_alive(int(match.group(1))):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True

@@ -22,10 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
-import os
 import queue
-import shutil
-import tempfile
 import threading
 import weakref
 from dataclasses import dataclass
@@ -34,6 +31,7 @@ from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.frozen_probe import FrozenCheck
+from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
@@ -46,47 +44,6 @@ class Counters:
     candidates_run: int = 0
     cache_hits: int = 0
     rejected_unparsable: int = 0
-
-
-class JobSlots:
-    """One private folder per candidate in flight; it is written there under the original's file name.
-
-    Keeping the file name makes tracebacks look like the original's; a folder
-    per candidate lets parallel candidates never share a file.
-    """
-
-    def __init__(self, count: int, file_name: str) -> None:
-        self.root = tempfile.mkdtemp(prefix="autodd-")
-        self.file_name = file_name
-        self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
-        self.paths: list[str] = []
-        for index in range(count):
-            self.paths.append(self._folder(f"job{index}"))
-            self._free.put(self.paths[-1])
-
-    def _folder(self, name: str) -> str:
-        folder = os.path.join(self.root, name)
-        os.mkdir(folder)
-        return os.path.join(folder, self.file_name)
-
-    def side_path(self, name: str) -> str:
-        """A path for a run outside the job slots (e.g. the recording run), under the same root."""
-        path = self._folder(name)
-        self.paths.append(path)
-        return path
-
-    def is_program(self, file: str) -> bool:
-        """Whether a traceback's file is one of the candidates run here."""
-        return file.startswith(self.root) and os.path.basename(file) == self.file_name
-
-    def acquire(self) -> str:
-        return self._free.get()
-
-    def release(self, path: str) -> None:
-        self._free.put(path)
-
-    def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class RunPermits:
@@ -210,7 +167,7 @@ class CandidateTester:
             overwrite(path, data)
             self.backend.stage(path, code)
             with self._running:  # the others in flight end (or are cancelled) soon
-                result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+                result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
                 if judge is not None and not result.cancelled and judge(result):
                     self._cancel_later_than(cancel)
                 return result
@@ -226,7 +183,7 @@ class CandidateTester:
             return None
         overwrite(path, source_bytes(probed))
         self.backend.stage(path, code)
-        return self.backend.run(path, self.timeout, cancel, code=code)
+        return self.slots.unmasked(self.backend.run(path, self.timeout, cancel, code=code))
 
     def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?

@@ -105,7 +105,12 @@ class Reduction:
         self._started_at = time.monotonic()
         original = self._best_size
         self._emit(Started(original, self.original_text))
-        slots = JobSlots(self.options.jobs + 1, os.path.basename(self.path))
+        slots = JobSlots(self.options.jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        if slots.fallback_reason:
+            self._emit(Notice(
+                f"{slots.fallback_reason}: candidates run from a temporary folder, so files the program "
+                "reads beside itself (through __file__) are not found there"
+            ))
         backend = create_backend(
             self.options.backend,
             python=self.options.python,
@@ -116,7 +121,9 @@ class Reduction:
             output_limit=self.options.output_limit,
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
-        self._observer = Observer(self.options.err_msg, slots.is_program, lambda: (*slots.paths, self.path))
+        self._observer = Observer(
+            self.options.err_msg, lambda file: file == self.path or slots.is_program(file), lambda: (*slots.paths, self.path)
+        )
         verified = False
         recorder: threading.Thread | None = None
         try:
@@ -264,12 +271,12 @@ class Reduction:
         """
         try:
             values, result = record_values(
-                self.original_text, slots.side_path("values"),
+                self.original_text, slots.side_path("values"), slots.scratch_path("values.json"),
                 python=self.options.python, cwd=self.options.cwd or os.getcwd(),
                 extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
                 cancel=self._record_cancel, output_limit=self.options.output_limit,
             )
-            seen = self._observe(result.output, self.original_text)
+            seen = self._observe(slots.unmasked(result).output, self.original_text)
             same = seen is not None and seen.normalized == self._original_observation.normalized
             self._values = values if same and not result.cancelled else None
         except OSError:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 import threading
 from dataclasses import replace
 
+from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.options import BACKENDS, ReduceOptions
 from autodd_lsp.files import source_bytes
@@ -150,8 +149,8 @@ def probe(
     """Run the program once, as `python source_path` would, and return the backend's RunResult.
 
     `text`, when given, is run instead of the file's content (an editor's unsaved
-    buffer); it runs from a temporary folder with the file's folder on sys.path,
-    as reduction candidates do. A plain interpreter (`subproc`) is the default
+    buffer); it runs from a hidden file beside the source, as reduction
+    candidates do (engine/slots.py). A plain interpreter (`subproc`) is the default
     backend: one run does not pay for a warm one. `options.err_msg` is not used.
     """
     from autodd_lsp.execution import create_backend
@@ -163,11 +162,12 @@ def probe(
     if not os.path.isfile(source_path):
         raise UsageError(f"no such file: {source_path}")
     folder = os.path.dirname(source_path)
-    scratch = tempfile.mkdtemp(prefix="autodd-probe-") if text is not None else None
+    # An unsaved buffer runs from a hidden file beside the source, as reduction candidates do.
+    slots = JobSlots(1, os.path.basename(source_path), beside=folder) if text is not None else None
     try:
         path = source_path
-        if scratch is not None:
-            path = os.path.join(scratch, os.path.basename(source_path))
+        if slots is not None:
+            path = slots.acquire()
             with open(path, "wb") as handle:
                 handle.write(source_bytes(text))
         runner = create_backend(
@@ -175,11 +175,12 @@ def probe(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
             jobs=1,
-            extra_sys_path=[folder] if scratch is not None else [],
+            extra_sys_path=[folder] if slots is not None else [],
             output_limit=options.output_limit,
         )
         with runner:
-            return runner.run(path, options.timeout, cancel)
+            result = runner.run(path, options.timeout, cancel)
+        return slots.unmasked(result) if slots is not None else result
     finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        if slots is not None:
+            slots.remove()

@@ -2,7 +2,8 @@
 
 A backend runs a candidate file so that, from inside, it looks like
 `python that_file.py` started from the user's directory:
-  * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path]`;
+  * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path]` (the engine puts
+    `path` beside the original, see engine/slots.py);
   * stdin empty (/dev/null); the interpreter is `python` (never whatever is on PATH);
   * cwd is `cwd`; `sys.path[0]` is the candidate's folder, and `extra_sys_path`
     (normally the original file's folder, so sibling imports still work) follows it,

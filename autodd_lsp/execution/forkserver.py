@@ -38,7 +38,7 @@ from autodd_lsp.execution.capture import (
 )
 from autodd_lsp.execution.forkserver_main import Channel, code_header
 from autodd_lsp.execution.subproc import SubprocessBackend
-from autodd_lsp.files import overwrite
+from autodd_lsp.files import overwrite, private_tempdir
 
 SERVER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_main.py")
 FORK_TIMEOUT = 30.0  # a server that does not report its fork by then is wedged
@@ -391,7 +391,7 @@ class ForkServerBackend(Backend):
             if self._running.closed:
                 return ""
             if self._scratch_dir is None:
-                self._scratch_dir = tempfile.mkdtemp(prefix="autodd-runner-")
+                self._scratch_dir = private_tempdir("runner")
             return os.path.join(self._scratch_dir, name)
 
     def stage(self, path: str, code: Sequence[CodeType] | None) -> None:

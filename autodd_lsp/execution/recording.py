@@ -38,11 +38,10 @@ class _RecordingBackend(SubprocessBackend):
 
 
 def record_values(
-    text: str, path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
+    text: str, path: str, out_path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
     cancel: threading.Event, output_limit: int,
 ) -> tuple[RecordedValues | None, RunResult]:
-    """Write `text` at `path`, run it recorded; the records (None if none came) and the run."""
-    out_path = path + ".values.json"
+    """Write `text` at `path`, run it recorded into `out_path`; the records (None if none came) and the run."""
     overwrite(path, source_bytes(text))
     backend = _RecordingBackend(out_path, python=python, cwd=cwd, extra_sys_path=extra_sys_path,
                                 output_limit=output_limit)

@@ -200,7 +200,7 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
     """
     imports = tuple(imported_modules(text))
     try:
-        with tempfile.TemporaryDirectory(prefix="autodd-env-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=f"autodd-{os.getpid()}-env-") as scratch:
             done = subprocess.run(
                 [python, "-c", _PROBE, os.path.abspath(folder), json.dumps(list(imports))],
                 cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,

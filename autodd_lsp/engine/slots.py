@@ -1,0 +1,140 @@
+"""Where candidates are written: beside the source, so that they run as the original does.
+
+A program that reads `os.path.join(os.path.dirname(__file__), "data.csv")`, or
+imports a sibling module, only runs as it does for the user when its file sits
+in its own folder. So each job slot is a hidden file in the source's folder,
+`.autodd-<pid>-<slot>-<name>` (its own file per slot, so parallel candidates
+never share one; the original's name at the end, so tracebacks read like the
+original's), and `sys.path[0]` is that folder as with `python file.py`.
+
+A run's output is read as if the program had run under its own name: the
+hidden prefix is taken out of it (`unmasked`), so a traceback says
+`/project/load.py`, and so does argparse's `usage: load.py`, exactly as in a
+plain run.
+
+Nothing is left there: `remove()` deletes every slot file on every exit path of a
+run, and a run that was killed (SIGKILL, power loss) leaves files whose pid is
+dead, which the next run in that folder deletes first (`sweep_stale`).
+
+The private temporary folder is named after this process too, and swept the
+same way (`files.sweep_stale_tempdirs`).
+
+Where the source's folder cannot be written, the slots fall back to a private
+temporary folder (one folder per slot, the original's file name), and
+`fallback_reason` says why, for the one-line notice the user gets. Scratch
+files that are not programs (the recorded values) always go to the temporary
+folder, `root`.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+from dataclasses import replace
+
+from autodd_lsp.execution import RunResult
+from autodd_lsp.files import private_tempdir, process_alive, sweep_stale_tempdirs
+
+PREFIX = ".autodd-"
+_STALE = re.compile(r"^\.autodd-(\d+)-[a-z]+\d*-")
+
+
+class JobSlots:
+    def __init__(self, count: int, file_name: str, beside: str | None = None) -> None:
+        sweep_stale_tempdirs()
+        self.root = private_tempdir("slots")
+        self.file_name = file_name
+        self.folder: str | None = None  # the source's folder, where the slots are; None: the temporary one
+        self.fallback_reason = ""
+        self.paths: list[str] = []
+        self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
+        if beside is not None:
+            sweep_stale(beside)
+            try:
+                self._claim(os.path.join(beside, self._hidden_name("probe")))
+                self.folder = beside
+            except OSError as error:
+                self.fallback_reason = f"{beside} is not writable ({error.strerror or error})"
+        for index in range(count):
+            self.paths.append(self._new_path(f"job{index}"))
+            self._free.put(self.paths[-1])
+
+    def _hidden_name(self, slot: str) -> str:
+        return f"{PREFIX}{os.getpid()}-{slot}-{self.file_name}"
+
+    @property
+    def _prefixes(self) -> list[bytes]:
+        return [os.fsencode(os.path.basename(p)[: -len(self.file_name)]) for p in self.paths]
+
+    def _claim(self, path: str) -> None:
+        """Create `path`, failing if it exists (or the folder is not writable); then remove it."""
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.remove(path)
+
+    def _new_path(self, slot: str) -> str:
+        if self.folder is not None:
+            path = os.path.join(self.folder, self._hidden_name(slot))
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return path
+        folder = os.path.join(self.root, slot)
+        os.mkdir(folder)
+        return os.path.join(folder, self.file_name)
+
+    def side_path(self, slot: str) -> str:
+        """A program path for a run outside the job slots (the recording run), beside the others."""
+        path = self._new_path(slot)
+        self.paths.append(path)
+        return path
+
+    def scratch_path(self, name: str) -> str:
+        """A path for a file that is not a program, in the private temporary folder."""
+        return os.path.join(self.root, name)
+
+    def is_program(self, file: str) -> bool:
+        """Whether a traceback's file is one of the candidates run here."""
+        return file in self.paths
+
+    def unmasked(self, result: RunResult) -> RunResult:
+        """`result` with the slots' hidden prefixes taken out of its output (see the module docstring)."""
+        if self.folder is None:
+            return result
+        stdout, stderr = result.stdout, result.stderr
+        for prefix in self._prefixes:
+            if prefix in stdout:
+                stdout = stdout.replace(prefix, b"")
+            if prefix in stderr:
+                stderr = stderr.replace(prefix, b"")
+        return replace(result, stdout=stdout, stderr=stderr)
+
+    def acquire(self) -> str:
+        return self._free.get()
+
+    def release(self, path: str) -> None:
+        self._free.put(path)
+
+    def remove(self) -> None:
+        if self.folder is not None:
+            for path in self.paths:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def sweep_stale(folder: str) -> None:
+    """Delete the slot files of runs in `folder` whose process is gone (killed before cleaning up)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _STALE.match(name)
+        if match is None or process_alive(int(match.group(1))):
+            continue
+        try:
+            os.remove(os.path.join(folder, name))
+        except OSError:
+            pass
