@@ -45,10 +45,11 @@ CELL_LIMIT = 140
 # --- running a program alone -------------------------------------------------------------
 
 
-def run_alone(program: Path, message: str, timeout: float, env: dict | None = None) -> dict:
-    """Run a copy of `program` with a fresh interpreter in an empty folder; observe its failure."""
+def run_alone(program: Path, message: str, timeout: float, env: dict | None = None, in_place: bool = False) -> dict:
+    """Run a copy of `program` with a fresh interpreter in an empty folder (an original: in
+    its own folder); observe its failure."""
     text = program.read_text()
-    proc, copy_path = run_copy_alone(program, timeout, env)
+    proc, copy_path = run_copy_alone(program, timeout, env, in_place)
     if proc is None:
         observed = observe("", message, text, copy_path)
         observed["exit"] = f"timed out after {timeout:g} s"
@@ -210,7 +211,7 @@ def more_degenerate(original: dict | None, result: dict | None) -> dict:
 
 
 def original_failure(source: Path, message: str, timeout: float, env: dict) -> dict:
-    return run_alone(source, message, timeout, env)
+    return run_alone(source, message, timeout, env, in_place=True)
 
 
 def tool_fidelity(original: dict, output: Path, message: str, timeout: float, env: dict) -> dict:

@@ -29,16 +29,22 @@ def program_size(source: str) -> dict:
     }
 
 
-def run_copy_alone(program: Path, timeout: float, env: dict | None) -> tuple[subprocess.CompletedProcess | None, str]:
+def run_copy_alone(
+    program: Path, timeout: float, env: dict | None, in_place: bool = False
+) -> tuple[subprocess.CompletedProcess | None, str]:
     """Run a copy of `program` with a fresh interpreter in an empty folder: the run
     (None: it timed out) and the path the copy ran as (gone by then).
 
     The empty folder makes sure the output doesn't lean on files next to the
-    original (e.g. importing the unreduced program as a module).
+    original (e.g. importing the unreduced program as a module). An original
+    runs `in_place` instead: beside the data and modules it was given.
     """
     with tempfile.TemporaryDirectory(prefix="autodd-repro-") as folder:
         copy = Path(folder) / program.name
-        shutil.copyfile(program, copy)
+        if in_place:
+            folder, copy = str(program.parent), program
+        else:
+            shutil.copyfile(program, copy)
         try:
             return subprocess.run(
                 [sys.executable, copy.name],
@@ -54,9 +60,9 @@ def run_copy_alone(program: Path, timeout: float, env: dict | None) -> tuple[sub
             return None, str(copy)
 
 
-def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict) -> dict:
+def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict, in_place: bool = False) -> dict:
     """Run `program` alone (see run_copy_alone); look for err_msg."""
-    proc, _ = run_copy_alone(program, timeout, env)
+    proc, _ = run_copy_alone(program, timeout, env, in_place)
     if proc is None:
         return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
     found = err_msg in proc.stdout or err_msg in proc.stderr

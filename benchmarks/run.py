@@ -133,7 +133,7 @@ def median_run(runs: list[dict]) -> dict:
 
 def case_header(case: Case, source: Path, jobs: int) -> dict:
     original = program_size(source.read_text())
-    original.update(reproduces_standalone(source, case.err_msg, repro_timeout(case), subprocess_env()))
+    original.update(reproduces_standalone(source, case.err_msg, repro_timeout(case), subprocess_env(), in_place=True))
     return {
         "description": case.description,
         "err_msg": case.err_msg,
@@ -155,9 +155,9 @@ def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
     The record's `output` is the run's own output file, in `workdir`;
     `keep_output` copies the chosen run's to outputs/.
     """
-    workdir.mkdir(parents=True)
+    workdir.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source.parent, workdir)  # the program with whatever the case keeps beside it
     program = workdir / source.name
-    shutil.copyfile(source, program)
     output = workdir / f"{case.name}.min.py"
     logs = args.out / "logs"
     logs.mkdir(parents=True, exist_ok=True)

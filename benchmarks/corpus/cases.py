@@ -42,6 +42,13 @@ def _build_argparse(folder: Path) -> Path:
     return build_argparse_case.write_case(folder)
 
 
+def _build_data_beside(folder: Path) -> Path:
+    """The program with the data file and the module it keeps beside itself."""
+    for name in ("site_report.py", "units.py", "measurements.csv"):
+        shutil.copyfile(CORPUS_DIR / "data_beside" / name, folder / name)
+    return folder / "site_report.py"
+
+
 def _build_quick(folder: Path) -> Path:
     from benchmarks.corpus import build_quick_case
 
@@ -95,6 +102,15 @@ CASES = [
         description="generated record pipeline (~340 lines) whose runs take under a millisecond: "
         "measures the engine's own cost per candidate",
         builder=_build_quick,
+    ),
+    # Programs as they really are (issue 13).
+    Case(
+        name="data_beside",
+        err_msg="could not convert string to float",
+        timeout=10,
+        description="site report that reads the CSV next to it (through __file__) and imports "
+        "a sibling module; one reading is 'n/a'",
+        builder=_build_data_beside,
     ),
     # Slip cases: messages that other failures of the same program also show,
     # so a reducer that only keeps the words can end with another bug.
