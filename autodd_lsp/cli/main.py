@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the most one candidate may run, in seconds (default 60)")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="candidates run in parallel (default 1); the result is the same for any N")
+    parser.add_argument("--keep-imports", action="store_true",
+                        help="keep the imports of the program's own modules instead of inlining them "
+                             "(the reduction then stays in SOURCE; the result needs those modules beside it)")
     parser.add_argument("--python", default=sys.executable, metavar="PATH",
                         help="interpreter that runs candidates (default: the one running autodd)")
     parser.add_argument("--match", choices=MATCH_RULES, default="same",
@@ -173,6 +176,7 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
         jobs=args.jobs,
         python=args.python,
         match=args.match,
+        inline_modules=not args.keep_imports,
     )
     return text, options
 

@@ -24,6 +24,7 @@ class ReduceOptions:
     cwd: str | None = None  # working directory of candidates; None: the caller's
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
     match: str = "same"  # one of MATCH_RULES
+    inline_modules: bool = True  # write the program's own modules into the reproducer (autodd_lsp.inlining)
 
     def validate(self) -> None:
         """Raise UsageError (one line, for the user) if an option cannot work."""

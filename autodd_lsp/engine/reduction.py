@@ -38,6 +38,7 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.inlining import inline_local_modules
 from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
@@ -185,6 +186,9 @@ class Reduction:
             raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
         first = self._observe(result.output, self.original_text)
         self._original_observation = first
+        inlined = self._inlined_instead(message, first)
+        if inlined is not None:
+            result, message, first = inlined
         # A second run: is the failure line stable, and how long does a warm run take?
         again = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
         if self.cancelled:
@@ -201,6 +205,51 @@ class Reduction:
             tester.well_formed = lambda text: frozen_fingerprint(text) == frozen
             if self.options.match == "same":
                 tester.frozen = self._frozen_check()
+
+    def _inlined_instead(self, message: FailureOracle, first: Observation | None):
+        """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
+        then the reduction goes on from it, and the result is one standalone file.
+        Returns that run, its message oracle and its observation; None to go on with the original."""
+        if not self.options.inline_modules or self.cancelled:
+            return None
+        inlined = inline_local_modules(self.original_text, self.path)
+        for module, why in inlined.kept:
+            self._emit(Notice(f"the import of {module} stays (it is not inlined): {why}"))
+        if not inlined.modules:
+            return None
+        names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in inlined.modules)
+        try:
+            tree = ast.parse(inlined.text)
+        except (SyntaxError, ValueError):
+            return None
+        if parse_freeze(inlined.text).errors:
+            self._emit(Notice(f"{names} not inlined: their freeze annotations do not pair up once inlined"))
+            return None
+        tester = self._tester
+        result = tester.run(inlined.text, self.options.timeout, tester.new_cancel_event())
+        seen = self._observe(result.output, inlined.text)
+        oracle = FailureOracle(self.options.err_msg, result.output, inlined.text, allow_timeout=result.timed_out)
+        same = (
+            oracle.reproduced_by_original and not result.cancelled
+            and (first is None or (seen is not None and seen.normalized == first.normalized))
+        )
+        if not same:
+            shown = seen.line.strip() if seen is not None else _tail(result.output, 1) or "no output"
+            self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
+            return None
+        self._rebase(inlined.text, tree)
+        self._emit(Notice(f"inlined {names}: the reproducer will be one file"))
+        self._emit(Accepted(inlined.text, self._best_size, self._stats()))  # the first reproducer, one file
+        return result, oracle, seen
+
+    def _rebase(self, text: str, tree: ast.Module) -> None:
+        """Reduce `text` instead of the user's text (which stays what sizes are compared with)."""
+        self.original_text = self.best_text = text
+        self._tree = tree
+        self._history = [text]
+        self._best_size = size_of(text, tree)
+        self._shadow = identity_shadow(text)
+        self._original_statements = OriginalStatements(text, Source(text, tree).statement_spans)
 
     def _observe(self, output: str, text: str) -> Observation | None:
         seen = self._observer.observations(output, text)

@@ -19,6 +19,7 @@ class RunSettings:
     jobs: int = 1
     output: str = "beside"
     match: str = "same"  # one of MATCH_RULES
+    keep_imports: bool = False  # "keepImports": do not inline the program's own modules
 
 
 def defaults() -> RunSettings:
@@ -30,6 +31,7 @@ def merge(base: RunSettings, *layers: dict | None) -> RunSettings:
     values = dict(base.__dict__)
     for layer in layers:
         for key, value in (layer or {}).items():
+            key = _KEYS.get(key, key)
             if key in values and value is not None and value != "":
                 values[key] = value
     result = RunSettings(
@@ -39,12 +41,22 @@ def merge(base: RunSettings, *layers: dict | None) -> RunSettings:
         jobs=_number("jobs", values["jobs"], int),
         output=_choice("output", values["output"], OUTPUTS),
         match=_choice("match", values["match"], MATCH_RULES),
+        keep_imports=_boolean("keepImports", values["keep_imports"]),
     )
     if not result.timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, got {result.timeout:g}")
     if result.jobs < 1:
         raise UsageError(f"jobs must be at least 1, got {result.jobs}")
     return result
+
+
+_KEYS = {"keepImports": "keep_imports"}  # the client's names of settings whose field is spelled otherwise
+
+
+def _boolean(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{name} must be true or false, got {value!r}")
+    return value
 
 
 def _text(name: str, value) -> str:

@@ -1,0 +1,399 @@
+"""Inline the program's own modules, so that the reproducer is one standalone file.
+
+A failure often passes through the user's modules beside the script (files under
+its folder, not installed packages). The reproducer must still be one file that
+runs with a fresh `python` from any folder, so each such module imported at the
+top level of the program is written into it, where the import stood:
+
+* its top-level names keep their names, unless they would collide with a name
+  used elsewhere (then `module_name`); every use that resolves to them is
+  renamed (`scopes.py` follows Python's scoping rules);
+* `import m` / `import m as x` goes, and `x.name` becomes the (new) name;
+  `from m import a as b` goes, and `b` becomes `a`'s (new) name;
+* the module's own local imports are inlined first, the same way (relative
+  imports in packages too); `__name__` and `__file__` in it become its name and
+  its path as strings, so an `if __name__ == "__main__":` in it stays dead.
+
+A module used in any other way (passed as a value, an attribute set on it from a
+function, `from m import *`, imported inside a function, a `__future__` import of
+its own) keeps its import: `Inlined.kept` says which and why. The user's files
+are only read. The engine runs the inlined program before reducing it and uses
+it only if it fails as the original does.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import re
+from dataclasses import dataclass, field
+
+from autodd_lsp.files import read_python_source
+from autodd_lsp.inlining.scopes import global_name_nodes
+
+@dataclass(frozen=True)
+class Inlined:
+    text: str
+    modules: tuple[str, ...] = ()  # files inlined, in the order they run
+    kept: tuple[tuple[str, str], ...] = ()  # (module, why its import stays)
+
+
+class _CannotInline(Exception):
+    pass
+
+
+@dataclass
+class _Module:
+    path: str  # absolute file path
+    name: str  # the name it is imported by (dotted)
+    package: str  # folder its relative imports start from
+
+
+@dataclass
+class _State:
+    root: str
+    taken: set[str]
+    order: list[str] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)
+    done: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> its names' new names
+    hoisted: list[str] = field(default_factory=list)
+    active: set[str] = field(default_factory=set)
+
+
+def inline_local_modules(text: str, path: str) -> Inlined:
+    """`text` (the program at `path`) with its own top-level-imported modules inlined."""
+    root = os.path.dirname(os.path.abspath(path))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return Inlined(text)
+    state = _State(root=root, taken=_names_used(tree) | set(dir(builtins)))
+    try:
+        new_text = _rewrite_importer(text, tree, _Module(os.path.abspath(path), "__main__", root), state)
+    except _CannotInline as why:
+        return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
+    if not state.order:
+        return Inlined(text, kept=tuple(state.kept))
+    return Inlined(new_text, tuple(state.order), tuple(state.kept))
+
+
+# -- finding the program's own modules ------------------------------------------------
+
+
+def _resolve(state: _State, importer: _Module, module: str | None, level: int) -> tuple[str, str] | None:
+    """(file, dotted name) of a local module, or None if it is not one of the program's files."""
+    if level:
+        base = importer.package
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+    else:
+        base = state.root
+    if not module:
+        return None
+    parts = module.split(".")
+    candidate = os.path.join(base, *parts)
+    for file in (candidate + ".py", os.path.join(candidate, "__init__.py")):
+        if os.path.isfile(file) and os.path.abspath(file).startswith(state.root + os.sep):
+            return os.path.abspath(file), module
+    return None
+
+
+# -- rewriting an importer -------------------------------------------------------------
+
+
+def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> str:
+    """`text` with its top-level imports of local modules replaced by their code."""
+    source_lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in source_lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:
+        line = source_lines[lineno - 1] if lineno - 1 < len(source_lines) else ""
+        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", errors="replace"))
+
+    patches: list[tuple[int, int, str]] = []
+    renames: dict[str, str] = {}  # importer's global name -> new name
+    attribute_modules: dict[str, dict[str, str]] = {}  # alias -> (its names -> new names)
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        replacement = _inline_statement(statement, tree, me, state, renames, attribute_modules)
+        if replacement is None:
+            continue
+        start = offset(statement.lineno, statement.col_offset)
+        end = offset(statement.end_lineno, statement.end_col_offset)
+        patches.append((start, end, replacement))
+    if not patches:
+        return text
+    _check_local_imports_elsewhere(tree, me, state, attribute_modules)
+    patches.extend(_rename_patches(tree, renames, attribute_modules, offset))
+    return _apply(text, patches)
+
+
+def _inline_statement(statement, tree, me: _Module, state: _State, renames, attribute_modules) -> str | None:
+    """The code that replaces one import statement (None: it stays as it is)."""
+    if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+        return None
+    pieces: list[str] = []
+    plan: list[tuple[ast.alias, tuple[str, str], str | None]] = []  # alias, module found, name imported from it
+    for alias in statement.names:
+        if alias.name == "*":
+            return None
+        if isinstance(statement, ast.Import):
+            found = _resolve(state, me, alias.name, 0)
+            if found is not None and "." in alias.name and not alias.asname:
+                found = None  # `import a.b` binds the package `a`
+            plan.append((alias, found, None))
+            continue
+        module = statement.module
+        qualified = f"{module}.{alias.name}" if module else alias.name
+        submodule = _resolve(state, me, qualified, statement.level)  # `from pkg import mod`
+        if submodule is not None:
+            plan.append((alias, submodule, None))
+        else:
+            plan.append((alias, _resolve(state, me, module, statement.level), alias.name))
+    if all(found is None for _, found, _ in plan):
+        return None
+    if any(found is None for _, found, _ in plan):
+        state.kept.append((_statement_modules(statement), "its import statement also imports other modules"))
+        return None
+    for alias, found, name in plan:
+        bound = alias.asname or alias.name
+        if name is None and not _only_attribute_uses(tree, bound):
+            state.kept.append((found[1], f"{bound} is used as a value, not only as {bound}.name"))
+            return None
+    for alias, found, name in plan:
+        bound = alias.asname or alias.name
+        code = _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
+        if code is None or (name is not None and name not in state.done[found[0]]):
+            if code is not None:
+                state.kept.append((found[1], f"{name} is not one of its top-level names"))
+            return None if not pieces else _give_up()
+        pieces.append(code)
+        if name is None:
+            attribute_modules[bound] = state.done[found[0]]
+        else:
+            renames[bound] = state.done[found[0]][name]
+    return "".join(pieces).rstrip("\n")
+
+
+def _give_up():
+    raise _CannotInline("part of an import statement could not be inlined")
+
+
+def _statement_modules(statement) -> str:
+    if isinstance(statement, ast.Import):
+        return ", ".join(a.name for a in statement.names)
+    return "." * statement.level + (statement.module or "")
+
+
+def _module_code(state: _State, module: _Module) -> str | None:
+    """The module's code as inlined (its own local imports inlined first); "" if already inlined."""
+    if module.path in state.done:
+        return ""
+    if module.path in state.active:
+        state.kept.append((module.name, "imports itself back (a cycle)"))
+        return None
+    try:
+        text = read_python_source(module.path)
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as error:
+        state.kept.append((module.name, f"cannot be read: {error}"))
+        return None
+    state.active.add(module.path)
+    try:
+        names = _top_level_names(tree)
+        if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
+            raise _CannotInline("it has a __future__ import of its own")
+        new_names = {}
+        for name in sorted(names):
+            new = name
+            if name in state.taken:
+                stem = os.path.splitext(os.path.basename(module.path))[0].replace("-", "_")
+                new = f"{stem}_{name}"
+                while new in state.taken:
+                    new += "_"
+            new_names[name] = new
+        state.taken.update(new_names.values())
+        state.taken.update(_names_used(tree))  # its inner names too: a later module must not shadow them
+        state.done[module.path] = new_names
+        body = _rewrite_importer(text, tree, module, state)  # its own local imports
+        body_tree = ast.parse(body)
+        body = _rename_module(body, body_tree, new_names, module)
+    except _CannotInline as why:
+        state.done.pop(module.path, None)
+        state.kept.append((module.name, str(why)))
+        return None
+    finally:
+        state.active.discard(module.path)
+    state.order.append(module.path)
+    return body if body.endswith("\n") else body + "\n"
+
+
+def _names_used(tree: ast.AST) -> set[str]:
+    """Every name a module reads or binds (attribute names are not names)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for statement in tree.body:
+        for node in _bindings(statement):
+            names.add(node)
+    return names
+
+
+def _bindings(statement: ast.stmt):
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield statement.name
+    elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+        for alias in statement.names:
+            if alias.name != "*":
+                yield (alias.asname or alias.name).split(".")[0]
+    else:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                yield node.id
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                yield node.name
+
+
+# -- renaming ---------------------------------------------------------------------------
+
+
+def _rename_module(text: str, tree: ast.Module, new_names: dict[str, str], module: _Module) -> str:
+    """The module's text with its global names renamed, imports aliased, __name__/__file__ written out."""
+    changed = {old: new for old, new in new_names.items() if old != new}
+    specials = {"__name__": repr(module.name), "__file__": repr(module.path)}
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:
+        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
+        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", errors="replace"))
+
+    patches: list[tuple[int, int, str]] = []
+    for node in global_name_nodes(tree, set(changed) | set(specials)):
+        if isinstance(node, ast.Name):
+            start, end = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+            if node.id in specials:
+                if isinstance(node.ctx, ast.Load):
+                    patches.append((start, end, specials[node.id]))
+            elif node.id in changed:
+                patches.append((start, end, changed[node.id]))
+        elif isinstance(node, ast.Global):
+            start, end = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+            patches.append((start, end, "global " + ", ".join(changed.get(n, n) for n in node.names)))
+        elif node.name in changed:  # def / class
+            start = offset(node.lineno, node.col_offset)
+            match = re.compile(rf"(?:async\s+)?(?:def|class)\s+({re.escape(node.name)})\b").match(text, start)
+            if match is None:
+                raise _CannotInline(f"cannot find the name of {node.name}")
+            patches.append((match.start(1), match.end(1), changed[node.name]))
+    for statement in tree.body:  # imports bind names too: alias them
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                bound = (alias.asname or alias.name).split(".")[0]
+                if bound in changed and (alias.asname or "." not in alias.name):
+                    start = offset(statement.lineno, statement.col_offset)
+                    end = offset(statement.end_lineno, statement.end_col_offset)
+                    new_statement = _aliased(text[start:end], alias, changed[bound])
+                    if new_statement is None:
+                        raise _CannotInline(f"cannot rename the import of {alias.name}")
+                    patches.append((start, end, new_statement))
+    return _apply(text, patches)
+
+
+def _aliased(statement: str, alias: ast.alias, new: str) -> str | None:
+    pattern = rf"\b{re.escape(alias.name)}(\s+as\s+{re.escape(alias.asname)})?\b" if alias.asname else rf"\b{re.escape(alias.name)}\b"
+    match = re.search(pattern, statement.split("import", 1)[-1] if "import" in statement else statement)
+    if match is None:
+        return None
+    head, _, tail = statement.partition("import")
+    return head + "import" + tail[: match.start()] + f"{alias.name} as {new}" + tail[match.end():]
+
+
+def _rename_patches(tree: ast.Module, renames: dict[str, str], attribute_modules, offset) -> list[tuple[int, int, str]]:
+    """In an importer: `b` (from m import a as b) and `x.name` (import m as x) renamed."""
+    patches = []
+    wanted = set(renames) | set(attribute_modules)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in global_name_nodes(tree, wanted):
+        if not isinstance(node, ast.Name):
+            continue
+        if node.id in attribute_modules:
+            parent = parents.get(node)
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                raise _CannotInline(f"{node.id} is used as a value")
+            names = attribute_modules[node.id]
+            if parent.attr not in names:
+                raise _CannotInline(f"{node.id}.{parent.attr} is not one of its top-level names")
+            start = offset(parent.lineno, parent.col_offset)
+            end = offset(parent.end_lineno, parent.end_col_offset)
+            patches.append((start, end, names[parent.attr]))
+        elif node.id in renames and renames[node.id] != node.id:
+            start = offset(node.lineno, node.col_offset)
+            end = offset(node.end_lineno, node.end_col_offset)
+            patches.append((start, end, renames[node.id]))
+    return patches
+
+
+def _only_attribute_uses(tree: ast.Module, alias: str) -> bool:
+    """`alias` (a module) is read only as `alias.name`, and set only at the top level."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == alias:
+            parent = parents.get(node)
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                if isinstance(parent, ast.alias) or isinstance(node.ctx, ast.Store):
+                    return False
+                return False
+            if isinstance(parent.ctx, ast.Store) and _inside_function(parent, parents):
+                return False
+    return True
+
+
+def _inside_function(node: ast.AST, parents) -> bool:
+    node = parents.get(node)
+    while node is not None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return True
+        node = parents.get(node)
+    return False
+
+
+def _check_local_imports_elsewhere(tree: ast.Module, me: _Module, state: _State, attribute_modules) -> None:
+    """A local module inlined here and also imported inside a function would run twice."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Import) and any(a.name in attribute_modules for a in inner.names):
+                    raise _CannotInline("it is imported inside a function too")
+
+
+def _apply(text: str, patches: list[tuple[int, int, str]]) -> str:
+    out, position = [], 0
+    for start, end, replacement in sorted(patches):
+        if start < position:
+            raise _CannotInline("overlapping rewrites")
+        out.append(text[position:start])
+        out.append(replacement)
+        position = end
+    out.append(text[position:])
+    return "".join(out)
