@@ -188,6 +188,7 @@ class MinimizeRun:
             python=options.interpreter,
             cwd=self.minimizer.working_folder(self.source.path),
             match=options.match,
+            repeat=options.repeat,
         )
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)
