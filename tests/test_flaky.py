@@ -15,11 +15,22 @@ import subprocess
 import sys
 
 import pytest
-
-from autodd_lsp.engine import FailureRate, Notice, NotReproducible, ReduceOptions, Reduction, UsageError
-from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
-from autodd_lsp.server import settings as run_settings
 from conftest import run_standalone
+
+from autodd_lsp.engine import (
+    FailureRate,
+    Notice,
+    NotReproducible,
+    ReduceOptions,
+    Reduction,
+    UsageError,
+)
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
+from autodd_lsp.engine.judge import Judge
+from autodd_lsp.execution import create_backend
+from autodd_lsp.oracle import FailureOracle
+from autodd_lsp.server import settings as run_settings
 
 MESSAGE = "flaky failure"
 COUNTERS = "AUTODD_TEST_FLAKY_DIR"
@@ -184,6 +195,33 @@ def test_the_error_rate_at_half_the_original_rate_is_the_constant():
     assert not undecided and accepted <= ALPHA
 
 
+def test_the_cache_keeps_the_tests_decision_not_one_runs_verdict(tmp_path, flaky):
+    (tmp_path / "flakylib.py").write_text(FLAKYLIB)
+    backend = create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=1, extra_sys_path=[str(tmp_path)])
+    slots = JobSlots(2, "candidate.py")
+    tester = CandidateTester(backend, slots, 1)
+    try:
+        original = "import flakylib\nflakylib.maybe_fail(2)\n"
+        result = tester.run(original, 30, tester.new_cancel_event())
+        tester.judge = Judge(FailureOracle(MESSAGE, result.output, original))
+        tester.timeout = 30
+        tester.rate_test = RateTest(0.5)
+        rarer = "import flakylib\nflakylib.maybe_fail(4)\n"  # its first run fails
+        later = tester.new_cancel_event()
+        assert not tester.test(rarer, tester.new_cancel_event())
+        assert not later.is_set()  # a rejection cancels nothing
+        assert tester.counters.runs == 20 and tester.counters.candidates_run == 1
+        assert not tester.test(rarer, tester.new_cancel_event())  # the decision, from the cache
+        assert tester.counters.runs == 20 and tester.counters.cache_hits == 1
+        this, later = tester.new_cancel_event(), tester.new_cancel_event()
+        assert tester.test("import flakylib;flakylib.maybe_fail(2)\n", this)
+        assert later.is_set()  # an acceptance cancels the candidates proposed after it
+        assert tester.counters.runs == 20 + 17 and tester.counters.candidates_run == 2
+    finally:
+        backend.close()
+        slots.remove()
+
+
 def test_rates_describe_themselves():
     assert FailureRate(11, 20).describe() == "fails 11 of 20 runs (55%)"
     assert FailureRate(20, 20).always and not FailureRate(0, 20).always
@@ -227,7 +265,7 @@ def test_an_intermittent_program_reduces_and_keeps_its_rate(program, flaky, tmp_
 def test_a_candidate_that_makes_the_failure_rarer_is_not_accepted(program, flaky):
     path = program("rarer.py", RARER)
     counters = flaky()
-    summary, events = reduce(path)
+    summary, _ = reduce(path)
     assert summary.original_rate == FailureRate(10, 20)
     periods = (counters / "periods").read_text().split()
     assert "4" in periods  # candidates without `period = 2` ran: they fail 1 run in 4

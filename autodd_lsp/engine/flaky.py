@@ -101,4 +101,4 @@ class RateTest:
         return min(self.max_runs, math.ceil(self.reject_at / self.down - 1e-9))
 
 
-__all__ = ["DEFAULT_RUNS", "FailureRate", "MAX_REPEAT", "MAX_RUNS", "RateTest"]
+__all__ = ["DEFAULT_RUNS", "MAX_REPEAT", "MAX_RUNS", "FailureRate", "RateTest"]

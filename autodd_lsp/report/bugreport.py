@@ -301,8 +301,8 @@ def _rate_lines(summary: Summary) -> list[str]:
     if summary.original_rate is None:
         return []
     final = summary.final_rate.describe() if summary.final_rate is not None else NOT_RECORDED
-    return [f"- failure rate: the original {summary.original_rate.describe()}; the reproducer {final} "
-            "(with a fresh interpreter)"]
+    line = f"- failure rate: the original {summary.original_rate.describe()}; the reproducer {final} (fresh interpreter)"
+    return [line]
 
 
 def _lines(count: int) -> str:
