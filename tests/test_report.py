@@ -186,6 +186,16 @@ def test_a_probe_that_cannot_run_says_why(tmp_path):
     assert "- Packages the reproducer imports: torch (versions not determined)" in report
 
 
+def test_the_report_shows_both_failure_rates_when_measured(tmp_path):
+    from autodd_lsp.engine import FailureRate
+
+    args = (str(tmp_path / "p.py"), str(tmp_path / "p.min.py"), "x", ReduceOptions(err_msg="x", python=str(tmp_path / "no-python")))
+    flaky = summary_of("x = 1\n", original_rate=FailureRate(11, 20), final_rate=FailureRate(9, 20))
+    assert ("- failure rate: the original fails 11 of 20 runs (55%); the reproducer fails 9 of 20 runs (45%) "
+            "(fresh interpreter)") in bug_report(flaky, *args)
+    assert "failure rate" not in bug_report(summary_of("x = 1\n"), *args)
+
+
 def test_the_emitted_test_runs_the_reproducer_byte_for_byte(tmp_path):
     """Quotes, backslashes, a CRLF line, no final newline and a latin-1 coding cookie survive the embedding."""
     lines = [

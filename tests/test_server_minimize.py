@@ -107,6 +107,19 @@ async def test_minimize_in_place_with_the_clients_progress_token(client: Languag
     assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
 
 
+async def test_repeat_measures_the_failure_rate(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "rate.py", h.FAILING_PROGRAM)
+    uri = h.open_document(client, source)
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "repeat": 3})
+
+    assert result.status == "done", result.message
+    assert "re-run 3 times: still fails the same way, fails 3 of 3 runs (100%)" in result.message
+    assert "the original fails 3 of 3 runs (100%)" in result.message
+    bad = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "repeat": 1})
+    assert bad.status == "failed" and "repeat must be 0 (automatic)" in bad.message
+
+
 async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
     source = h.write(tmp_path, "slow.py", h.slow_program())
     uri = h.open_document(client, source)

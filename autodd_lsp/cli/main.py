@@ -1,5 +1,5 @@
 """`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]
-[--match {same,substring}] [--report FILE.md] [--emit-test FILE.py]`
+[--match {same,substring}] [--repeat N] [--report FILE.md] [--emit-test FILE.py]`
 
 Without --err-msg, SOURCE is run once and the command prints the messages it
 could use; without -o the result goes beside SOURCE as <stem>.min.py.
@@ -35,6 +35,7 @@ from autodd_lsp.engine import (
     Summary,
     UsageError,
 )
+from autodd_lsp.engine.flaky import DEFAULT_RUNS
 from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
 from autodd_lsp.report import bug_report, regression_test
@@ -71,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--match", choices=MATCH_RULES, default="same",
                         help="same: the original's failure line from the same place (default); "
                              "substring: the message anywhere in the output")
+    parser.add_argument("--repeat", type=int, default=0, metavar="N",
+                        help="run the original N times to measure how often it fails (default: twice, "
+                             f"and {DEFAULT_RUNS} times when only one of those fails); an intermittent failure is "
+                             "reduced to one that fails about as often, and the result is re-run N times")
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a bug report (the reproducer, how to run it, its failure line next "
                              "to the original's, Python, package and GPU versions, the reduction's numbers); "
@@ -122,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     if code:
         return code
     if not summary.verified:
+        if summary.final_rate is not None and summary.final_rate.runs > 1:
+            return _fail(f"the result did not show the failure in any of its {summary.final_rate.runs} re-runs",
+                         EXIT_UNVERIFIED)
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
 
@@ -177,7 +185,9 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
         python=args.python,
         match=args.match,
         inline_modules=not args.keep_imports,
+        repeat=args.repeat,
     )
+    options.validate()
     return text, options
 
 

@@ -26,6 +26,7 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
+from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, ReduceOptions
 from autodd_lsp.engine.reduction import Reduction
 
@@ -35,6 +36,7 @@ __all__ = [
     "MATCH_RULES",
     "Event",
     "Failed",
+    "FailureRate",
     "Finished",
     "Notice",
     "NotReproducible",

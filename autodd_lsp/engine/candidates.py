@@ -15,6 +15,11 @@ verdict is known; if it is interesting, every later candidate is stale (the
 search will accept this one and go on from it), so they are cancelled right
 then, before the one waiting for the slot can start a run whose verdict nobody
 would read. The search still cancels them too: this only saves the wasted runs.
+
+An intermittent failure (`rate_test` set, see `flaky.py`): a candidate is run
+again in its slot, holding its run permit, until the sequential test decides;
+the decision is what the cache keeps and what cancels later candidates, never
+one run's verdict. A deterministic failure keeps the one-run path.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from types import CodeType
 from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
+from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.judge import Judge
@@ -42,6 +48,7 @@ from autodd_lsp.syntax.metrics import order_key, value_chars
 @dataclass
 class Counters:
     candidates_run: int = 0
+    runs: int = 0  # runs of the candidates counted in candidates_run
     cache_hits: int = 0
     rejected_unparsable: int = 0
 
@@ -78,6 +85,10 @@ class CandidateTester:
         self._compiler = CandidateCompiler()
         self.judge: Judge | None = None
         self.frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
+        # An intermittent failure: the sequential test that judges a candidate by its runs.
+        self.rate_test: RateTest | None = None
+        # With `rate_test`: a run that times out rejects at once (the original never timed out).
+        self.timeout_rejects = True
         self.timeout = 60.0
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
@@ -208,6 +219,15 @@ class CandidateTester:
                 return False
             if cancel.is_set():
                 return False  # stale already (see the module's docstring)
+            if self.rate_test is not None:
+                verdict, runs = self._run_until_decided(path, data, code, cancel, text, statements_of)
+                if runs is None:
+                    return False  # cancelled: incomplete, never cached
+                with self._lock:
+                    self.counters.candidates_run += 1
+                    self.counters.runs += runs
+                    self._verdicts[digest] = verdict
+                return verdict
             verdict = False
             probe_cancelled = False
 
@@ -225,5 +245,47 @@ class CandidateTester:
             return False  # incomplete: never cached
         with self._lock:
             self.counters.candidates_run += 1
+            self.counters.runs += 1
             self._verdicts[digest] = verdict
         return verdict
+
+    def _run_until_decided(
+        self, path: str, data: bytes, code, cancel, text: str, statements_of: StatementsOf | None,
+    ) -> tuple[bool, int | None]:
+        """Run the candidate at `path` until the rate test decides: (its decision, runs; None if cancelled).
+
+        The run permit is held from the first run to the decision: the next
+        candidate, prepared meanwhile, waits as it waits for a single run.
+        """
+        with self._lock:
+            if self._stopped:
+                cancel.set()
+            self._live.add(cancel)
+        try:
+            overwrite(path, data)
+            self.backend.stage(path, code)
+            with self._running:
+                failures = runs = 0
+                decision = None
+                while decision is None:
+                    result = self.backend.run(path, self.timeout, cancel, code=code)
+                    if result.cancelled:
+                        return False, None
+                    runs += 1
+                    if self.judge.is_interesting(result, text, statements_of):
+                        failures += 1
+                    elif result.timed_out and self.timeout_rejects:
+                        decision = False  # it left the original's path (see Reduction._check_original)
+                        break
+                    decision = self.rate_test.decide(failures, runs)
+                if decision and self.frozen is not None:
+                    probe = self.run_probed(path, text, cancel)
+                    if probe is not None and probe.cancelled:
+                        return False, None
+                    decision = probe is not None and self.frozen.satisfied(probe.output)
+                if decision:
+                    self._cancel_later_than(cancel)
+                return decision, runs
+        finally:
+            with self._lock:
+                self._live.discard(cancel)

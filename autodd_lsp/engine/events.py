@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.syntax.metrics import Size
 
 
 @dataclass(frozen=True)
 class Stats:
-    """Running counters; `elapsed` is seconds since the reduction started."""
+    """Running counters; `elapsed` is seconds since the reduction started.
+
+    `runs` counts the runs of those candidates: one each for a deterministic
+    failure, as many as the sequential test took for an intermittent one.
+    """
 
     candidates_run: int = 0
+    runs: int = 0
     cache_hits: int = 0
     rejected_unparsable: int = 0
     accepted: int = 0
@@ -68,18 +74,33 @@ class Summary:
     rule: str = ""
     original_failure_line: str = ""
     final_failure_line: str = ""
+    # How often the original failed the same way in the runs that measured it, and the
+    # result in as many runs with a fresh interpreter at the end; None when the failure
+    # was deterministic and no number of runs was asked for (one run each).
+    original_rate: FailureRate | None = None
+    final_rate: FailureRate | None = None
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats
         pct = 100.0 * (1 - f.nodes / o.nodes) if o.nodes else 0.0
         head = "Stopped early" if self.cancelled else "Done"
-        if self.verified:
+        if self.cancelled and not self.verified:  # a stopped run skips the final check
+            check = "not re-run (stopped early)"
+        elif self.final_rate is not None and self.original_rate is not None:
+            final, runs = self.final_rate, self.final_rate.runs
+            seen = "still fails the same way" if self.verified else "NOT reproduced"
+            check = (
+                f"re-run {runs} times: {seen}, {final.describe()}; "
+                f"the original {self.original_rate.describe()}"
+            )
+        elif self.verified:
             check = "re-run: still fails the same way"
-        else:  # a stopped run skips the final check
-            check = "not re-run (stopped early)" if self.cancelled else "re-run: NOT reproduced"
+        else:
+            check = "re-run: NOT reproduced"
+        runs = f" ({s.runs} runs)" if s.runs != s.candidates_run else ""
         return (
             f"{head}: {o.lines} -> {f.lines} lines, {o.nodes} -> {f.nodes} AST nodes "
-            f"({pct:.0f}% smaller), {s.candidates_run} candidates run, "
+            f"({pct:.0f}% smaller), {s.candidates_run} candidates run{runs}, "
             f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
             f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
         )

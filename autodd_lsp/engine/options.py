@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass, field
 
 from autodd_lsp.engine.errors import UsageError
+from autodd_lsp.engine.flaky import MAX_REPEAT
 
 BACKENDS = ("runner", "subproc")
 # How a candidate must fail to count as the same failure (see notes/oracle.md):
@@ -25,6 +26,9 @@ class ReduceOptions:
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
     match: str = "same"  # one of MATCH_RULES
     inline_modules: bool = True  # write the program's own modules into the reproducer (autodd_lsp.inlining)
+    # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
+    # (two runs; flaky.DEFAULT_RUNS when they disagree).
+    repeat: int = 0
 
     def validate(self) -> None:
         """Raise UsageError (one line, for the user) if an option cannot work."""
@@ -36,5 +40,11 @@ class ReduceOptions:
             raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout}")
         if self.match not in MATCH_RULES:
             raise UsageError(f"unknown match rule {self.match!r} (choose from {', '.join(MATCH_RULES)})")
+        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not (
+            self.repeat == 0 or 2 <= self.repeat <= MAX_REPEAT
+        ):
+            raise UsageError(
+                f"--repeat must be 0 (automatic) or a number of runs from 2 to {MAX_REPEAT}, got {self.repeat}"
+            )
         if self.jobs < 1:
             raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")

@@ -1,11 +1,14 @@
 """Engine orchestration: check the original, run the pass groups to a fixpoint, verify.
 
 See the package docstring for the API. The loop:
-  1. run the original once; stop with NotReproducible if it does not show the failure;
+  1. run the original twice (or `repeat` times); stop with NotReproducible if it
+     does not show the failure; if only some runs show it, measure how often
+     (the candidates' sequential test, `flaky.py`, compares with that rate);
   2. repeat the pass groups (statements, canonicalize, simplify, slow) in
      order until a whole cycle changes nothing;
      each pass proposes edits on the current best text and ProbDD picks subsets;
-  3. tidy the layout, re-run the result once, report.
+  3. tidy the layout, re-run the result once (as many times as the original, when
+     its rate was measured) with a fresh interpreter, report.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Callable
 
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
+from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.events import (
@@ -100,6 +104,11 @@ class Reduction:
         self._values_done = threading.Event()
         self._record_cancel = CancelEvent()
         self._record_timeout = options.timeout
+        # The original's failure rate, when measured (intermittent, or `repeat` asked), and
+        # the result's at the end; `_rate_runs` runs of the result measure it (1: one re-run).
+        self._original_rate: FailureRate | None = None
+        self._final_rate: FailureRate | None = None
+        self._rate_runs = 1
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -129,7 +138,7 @@ class Reduction:
         recorder: threading.Thread | None = None
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
-                self._check_original()
+                self._check_original(pool)
                 if not self.cancelled and self._values_help():
                     recorder = threading.Thread(target=self._record_values, args=(slots,), name="autodd-values", daemon=True)
                     recorder.start()
@@ -157,6 +166,8 @@ class Reduction:
             rule=self._rule,
             original_failure_line=self._original_observation.line if self._original_observation else "",
             final_failure_line=self._final_observation.line if self._final_observation else "",
+            original_rate=self._original_rate,
+            final_rate=self._final_rate if self._original_rate is not None else None,
         )
         self._emit(Finished(summary))
         return summary
@@ -174,36 +185,70 @@ class Reduction:
         return self._stopped.is_set()
 
     # -- steps -----------------------------------------------------------------
-    def _check_original(self) -> None:
-        tester = self._tester
-        result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=True)
+    def _check_original(self, pool: ThreadPoolExecutor | None = None) -> None:
+        """Does the original fail, the same way each time, and how often?
+
+        Two runs: the first teaches the runner the program's imports, the second
+        says whether the failure line and its place are stable and how long a
+        warm run takes. When the second does not show the failure the first
+        showed, the failure is intermittent: DEFAULT_RUNS runs measure its rate.
+        With `repeat`, that many runs measure it whatever they show. A rate
+        below 100% makes candidates face the sequential test (`flaky.py`); a
+        deterministic failure keeps one run per candidate.
+        """
+        tester, options, text = self._tester, self.options, self.original_text
+        runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
             return
-        message = FailureOracle(
-            self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out
-        )
-        if not message.reproduced_by_original:
-            raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
-        first = self._observe(result.output, self.original_text)
+        message = self._message_rule(runs[0])
+        while message is None and len(runs) < options.repeat:  # a failure that shows late
+            runs.append(self._run_original())
+            if self.cancelled:
+                return
+            message = self._message_rule(runs[-1])
+        if message is None:
+            reason = _not_reproduced_reason(options.err_msg, runs[-1], len(runs), hint=not options.repeat)
+            raise NotReproducible(reason, _tail(runs[-1].output))
+        first_index = len(runs) - 1
+        first = self._observe(runs[first_index].output, text)
         self._original_observation = first
         inlined = self._inlined_instead(message, first)
-        if inlined is not None:
+        if inlined is not None:  # from here on the reduction's original is the inlined program
             result, message, first = inlined
+            runs, first_index, text = [result], 0, self.original_text
+            self._original_observation = first
+
+        def shows(result: RunResult) -> bool:
+            return not result.cancelled and message.is_interesting(result.output, text, timed_out=result.timed_out)
+
         # A second run: is the failure line stable, and how long does a warm run take?
-        again = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
-        if self.cancelled:
-            return
-        warm = not again.cancelled and message.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
-        duration = again.duration if warm and not result.timed_out else result.duration
-        tester.timeout = adaptive_timeout(duration, self.options.timeout)
+        if len(runs) < max(2, options.repeat):
+            runs.append(self._run_original())
+            if self.cancelled:
+                return
+        if options.repeat or not shows(runs[-1]):
+            self._run_original_more(runs, options.repeat or DEFAULT_RUNS, pool)
+            if self.cancelled:
+                return
+        again = next((r for r in runs[first_index + 1:] if shows(r)), None)
+        tester.judge = Judge(message, self._same_failure(first, again), degenerate_values(self._tree))
+        failed = [
+            index == first_index
+            or (not r.cancelled and tester.judge.is_interesting(r, text, self._original_statements.of_line))
+            for index, r in enumerate(runs)
+        ]
+        first_run = runs[first_index]
+        warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
+        duration = max(warm) if warm and not first_run.timed_out else first_run.duration
+        tester.timeout = adaptive_timeout(duration, options.timeout)
         # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
-        self._record_timeout = min(self.options.timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * result.duration))
-        tester.judge = Judge(message, self._same_failure(first, again if warm else None), degenerate_values(self._tree))
-        tester.set_best(self.original_text)
-        frozen = frozen_fingerprint(self.original_text)
+        self._record_timeout = min(options.timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
+        self._measured(FailureRate(sum(failed), len(runs)), timed_out=any(r.timed_out for r in runs))
+        tester.set_best(text)
+        frozen = frozen_fingerprint(text)
         if frozen:
-            tester.well_formed = lambda text: frozen_fingerprint(text) == frozen
-            if self.options.match == "same":
+            tester.well_formed = lambda candidate: frozen_fingerprint(candidate) == frozen
+            if options.match == "same":
                 tester.frozen = self._frozen_check()
 
     def _inlined_instead(self, message: FailureOracle, first: Observation | None):
@@ -218,6 +263,15 @@ class Reduction:
         if not inlined.modules:
             return None
         names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in inlined.modules)
+        frame = first.place.library_frame if first is not None and first.place else None
+        if frame is not None and frame[0] in inlined.modules and _raises_itself(*frame):
+            # Inlined, the module's own `raise` would be the program's: a reproducer could shrink to
+            # the bare statement, where now it must reach that file and line.
+            self._emit(Notice(
+                f"{names} not inlined: the failure is raised by {os.path.basename(frame[0])}'s own "
+                "raise or assert, whose place must stay as it is (the reproducer keeps that import)"
+            ))
+            return None
         try:
             tree = ast.parse(inlined.text)
         except (SyntaxError, ValueError):
@@ -250,6 +304,48 @@ class Reduction:
         self._best_size = size_of(text, tree)
         self._shadow = identity_shadow(text)
         self._original_statements = OriginalStatements(text, Source(text, tree).statement_spans)
+
+    def _run_original(self, learn_imports: bool = False) -> RunResult:
+        tester = self._tester
+        return tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=learn_imports)
+
+    def _run_original_more(self, runs: list[RunResult], total: int, pool: ThreadPoolExecutor | None) -> None:
+        """Run the original until `runs` holds `total` runs; `jobs` at a time."""
+        missing = total - len(runs)
+        if missing <= 0:
+            return
+        if pool is None or self.options.jobs == 1:
+            for _ in range(missing):
+                runs.append(self._run_original())
+                if self.cancelled:
+                    return
+        else:
+            runs.extend(pool.map(lambda _: self._run_original(), range(missing)))
+
+    def _message_rule(self, result: RunResult) -> FailureOracle | None:
+        """The message rule learnt from a run of the original, or None if that run does not show the message."""
+        if result.cancelled:
+            return None
+        message = FailureOracle(self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out)
+        return message if message.reproduced_by_original else None
+
+    def _measured(self, rate: FailureRate, timed_out: bool) -> None:
+        """Take the original's failure rate: below 100%, candidates face the sequential test."""
+        if self.options.repeat or not rate.always:
+            self._original_rate = rate
+            self._rate_runs = rate.runs
+        if rate.always:
+            return
+        test = RateTest(rate.rate)
+        self._tester.rate_test = test
+        # A candidate's run that times out has left the original's path, unless the original timed out too.
+        self._tester.timeout_rejects = not timed_out
+        self._emit(Notice(
+            f"the failure is intermittent: the original {rate.describe()}; a candidate counts only if it "
+            f"fails about as often (at least {100 * (1 - MARGIN):.0f}% of that rate, by a sequential test of "
+            f"up to {test.max_runs} runs; one that never fails is rejected after "
+            f"{test.runs_to_reject_a_candidate_that_never_fails()} runs)"
+        ))
 
     def _observe(self, output: str, text: str) -> Observation | None:
         seen = self._observer.observations(output, text)
@@ -318,16 +414,22 @@ class Reduction:
         The recording run must fail as the original does (same failure line): values from a
         run that went elsewhere (a program that inspects its own bytecode) would mislead.
         """
+        # An intermittent original may not fail in a given run: a few tries.
+        tries = 1 if self._tester.rate_test is None else RECORD_TRIES
+        path = slots.side_path("values")
         try:
-            values, result = record_values(
-                self.original_text, slots.side_path("values"), slots.scratch_path("values.json"),
-                python=self.options.python, cwd=self.options.cwd or os.getcwd(),
-                extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
-                cancel=self._record_cancel, output_limit=self.options.output_limit,
-            )
-            seen = self._observe(slots.unmasked(result).output, self.original_text)
-            same = seen is not None and seen.normalized == self._original_observation.normalized
-            self._values = values if same and not result.cancelled else None
+            for _ in range(tries):
+                values, result = record_values(
+                    self.original_text, path, slots.scratch_path("values.json"),
+                    python=self.options.python, cwd=self.options.cwd or os.getcwd(),
+                    extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
+                    cancel=self._record_cancel, output_limit=self.options.output_limit,
+                )
+                seen = self._observe(slots.unmasked(result).output, self.original_text)
+                same = seen is not None and seen.normalized == self._original_observation.normalized
+                self._values = values if same and not result.cancelled else None
+                if self._values is not None or result.cancelled:
+                    break
         except OSError:
             self._values = None
         finally:
@@ -485,9 +587,11 @@ class Reduction:
     def _verify_standalone(self, slots: JobSlots) -> bool:
         """Re-run the result in a fresh interpreter, exactly as a user will.
 
-        A warm runner has modules preloaded that a candidate may have stopped
-        importing; if the result fails standalone, fall back to the newest
-        accepted text that does reproduce (binary search over the history).
+        Once, or as many times as the original ran to measure its failure rate
+        (the result's rate goes into the summary). A warm runner has modules
+        preloaded that a candidate may have stopped importing; if the result
+        fails standalone, fall back to the newest accepted text that does
+        reproduce (binary search over the history).
         """
         if self.cancelled:
             return False
@@ -504,32 +608,45 @@ class Reduction:
             checker.frozen = self._tester.frozen
             self._verifier = checker
 
-            def reproduces(index: int) -> bool:
+            def measure(index: int, first_failure_only: bool) -> FailureRate:
+                """Run a text of the history up to `_rate_runs` times: how many failed the same way."""
                 text = self._history[index]
                 # An older text's place was judged when it was accepted; only the best's shadow is kept.
                 shadow = self._shadow if index == len(self._history) - 1 else None
-                result = checker.run(text, self.options.timeout, checker.new_cancel_event())
-                if result.cancelled:
-                    return False
-                self._final_observation = self._observe(result.output, text)
-                if not checker.judge.is_interesting(result, text, self._statements_of(lambda: shadow)):
-                    return False
-                if checker.frozen is None:
-                    return True
-                probe = checker.run(checker.frozen.probe(text) or text, self.options.timeout, checker.new_cancel_event())
-                return not probe.cancelled and checker.frozen.satisfied(probe.output)
+                statements_of = self._statements_of(lambda: shadow)
+                failures = runs = 0
+                observed = None
+                while runs < self._rate_runs and not (failures and first_failure_only):
+                    result = checker.run(text, self.options.timeout, checker.new_cancel_event())
+                    if result.cancelled:
+                        break
+                    runs += 1
+                    seen = self._observe(result.output, text)
+                    if checker.judge.is_interesting(result, text, statements_of):
+                        failures, observed = failures + 1, seen
+                    elif not failures:
+                        observed = seen
+                if runs:
+                    self._final_observation = observed
+                if failures and checker.frozen is not None:
+                    probe = checker.run(checker.frozen.probe(text) or text, self.options.timeout, checker.new_cancel_event())
+                    if probe.cancelled or not checker.frozen.satisfied(probe.output):
+                        failures = 0
+                return FailureRate(failures, runs)
 
             last = len(self._history) - 1
-            if reproduces(last):
+            self._final_rate = measure(last, first_failure_only=False)
+            if self._final_rate.failures:
                 return True
             if self.options.backend == "subproc":
                 return False  # judged the same way before: the failure is flaky
             good, bad = 0, last
             while good + 1 < bad and not self.cancelled:
                 middle = (good + bad) // 2
-                good, bad = (middle, bad) if reproduces(middle) else (good, middle)
+                good, bad = (middle, bad) if measure(middle, first_failure_only=True).failures else (good, middle)
             self._accept(self._history[good], None)
-            return reproduces(len(self._history) - 1)
+            self._final_rate = measure(len(self._history) - 1, first_failure_only=False)
+            return self._final_rate.failures > 0
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:
@@ -551,6 +668,7 @@ class Reduction:
         counters = self._tester.counters if self._tester else None
         return Stats(
             candidates_run=counters.candidates_run if counters else 0,
+            runs=counters.runs if counters else 0,
             cache_hits=counters.cache_hits if counters else 0,
             rejected_unparsable=counters.rejected_unparsable if counters else 0,
             accepted=self._accepted,
@@ -608,6 +726,19 @@ def top_level_imports(tree: ast.Module) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _raises_itself(path: str, line: int) -> bool:
+    """Whether the statement at `path`:`line` is a `raise` or an `assert` (the module's own check)."""
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return True  # unknown: keep the import
+    return any(
+        isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= node.end_lineno
+        for node in ast.walk(tree)
+    )
+
+
 def _parse_or_explain(text: str, path: str) -> ast.Module:
     try:
         return ast.parse(text, filename=path)
@@ -625,10 +756,15 @@ def _check_annotations(text: str, path: str) -> None:
         raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
 
 
-def _not_reproduced_reason(message: str, result) -> str:
+def _not_reproduced_reason(message: str, result, runs: int = 1, hint: bool = False) -> str:
+    last = "timed out" if result.timed_out else f"exit status {result.returncode}"
+    if runs > 1:
+        return f"the original program did not print {message!r} in any of its {runs} runs (the last: {last})"
     if result.timed_out:
-        return f"the original program timed out without printing {message!r}"
-    return f"the original program does not print {message!r} (exit status {result.returncode})"
+        reason = f"the original program timed out without printing {message!r}"
+    else:
+        reason = f"the original program does not print {message!r} ({last})"
+    return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
 
 
 def _tail(output: str, lines: int = 15) -> str:

@@ -289,10 +289,20 @@ def bug_report(
         f"{s.rejected_unparsable} rejected without running) in {s.elapsed:.1f} s",
         f"- rule (how a candidate had to fail): {summary.rule or NOT_RECORDED}",
         f"- final re-run: {rerun}",
+        *_rate_lines(summary),
         f"- reduced by AutoDD {__version__}",
         "",
     ]
     return "\n".join(out)
+
+
+def _rate_lines(summary: Summary) -> list[str]:
+    """How often each failed, when the failure was intermittent (or its rate was asked for)."""
+    if summary.original_rate is None:
+        return []
+    final = summary.final_rate.describe() if summary.final_rate is not None else NOT_RECORDED
+    line = f"- failure rate: the original {summary.original_rate.describe()}; the reproducer {final} (fresh interpreter)"
+    return [line]
 
 
 def _lines(count: int) -> str:

@@ -189,6 +189,7 @@ class MinimizeRun:
             cwd=self.minimizer.working_folder(self.source.path),
             match=options.match,
             inline_modules=not options.keep_imports,
+            repeat=options.repeat,
         )
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)

@@ -211,7 +211,8 @@ class Minimizer:
         if not interpreter_exists(options.interpreter):
             raise RunError(f"interpreter not found: {options.interpreter}")
         ReduceOptions(
-            err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs, match=options.match
+            err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs, match=options.match,
+            repeat=options.repeat,
         ).validate()
         return options
 

@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 
 from autodd_lsp.engine import MATCH_RULES, UsageError
+from autodd_lsp.engine.flaky import MAX_REPEAT
 
 OUTPUTS = ("beside", "inPlace")
 SECTION = "autodd"
@@ -20,6 +21,7 @@ class RunSettings:
     output: str = "beside"
     match: str = "same"  # one of MATCH_RULES
     keep_imports: bool = False  # "keepImports": do not inline the program's own modules
+    repeat: int = 0  # runs of the original that measure its failure rate; 0: automatic
 
 
 def defaults() -> RunSettings:
@@ -42,11 +44,14 @@ def merge(base: RunSettings, *layers: dict | None) -> RunSettings:
         output=_choice("output", values["output"], OUTPUTS),
         match=_choice("match", values["match"], MATCH_RULES),
         keep_imports=_boolean("keepImports", values["keep_imports"]),
+        repeat=_number("repeat", values["repeat"], int),
     )
     if not result.timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, got {result.timeout:g}")
     if result.jobs < 1:
         raise UsageError(f"jobs must be at least 1, got {result.jobs}")
+    if not (result.repeat == 0 or 2 <= result.repeat <= MAX_REPEAT):
+        raise UsageError(f"repeat must be 0 (automatic) or a number of runs from 2 to {MAX_REPEAT}, got {result.repeat}")
     return result
 
 
