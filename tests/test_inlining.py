@@ -138,3 +138,16 @@ def test_the_server_setting_is_checked():
     assert settings.merge(settings.defaults()).keep_imports is False
     with pytest.raises(UsageError, match="keepImports must be true or false"):
         settings.merge(settings.defaults(), {"keepImports": "yes"})
+
+
+def test_a_failure_raised_by_the_modules_own_check_keeps_its_import(tmp_path):
+    """Inlined, `raise` in the module would be the program's, and the reproducer could be the bare raise."""
+    folder = write(tmp_path, {
+        "checks.py": "def check(n):\n    if n > 3:\n        raise ValueError(f'too big: {n}')\n    return n\n",
+        "main.py": "import checks\nfor n in range(6):\n    checks.check(n)\n",
+    })
+    events = []
+    source = folder / "main.py"
+    summary = Reduction(source.read_text(), str(source), ReduceOptions(err_msg="too big", cwd=str(folder)), events.append).run()
+    assert summary.verified and "checks.check(" in summary.text
+    assert any("own raise or assert" in e.message for e in events if isinstance(e, Notice))
