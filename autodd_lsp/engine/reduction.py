@@ -21,7 +21,7 @@ from typing import Callable
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
     Event,
@@ -38,7 +38,6 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
@@ -92,7 +91,9 @@ class Reduction:
         self._shadow: str | None = identity_shadow(source_text)
         self._original_statements = OriginalStatements(source_text, Source(source_text, self._tree).statement_spans)
         self._observer: Observer | None = None
-        self._rule = "message substring" if options.match == "substring" else "same failure line, same place"
+        self._spec = options.spec
+        self._oracle = None  # the kind's rule, set from the original's run
+        self._rule = ""  # how candidates are judged, for the summary (set by the original's check)
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
         self._values: RecordedValues | None = None
@@ -114,9 +115,10 @@ class Reduction:
             extra_sys_path=[os.path.dirname(self.path)],
             preload=top_level_imports(self._tree),
             output_limit=self.options.output_limit,
+            extra_env=KIND_ENV.get(self._spec.kind),
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
-        self._observer = Observer(self.options.err_msg, slots.is_program, lambda: (*slots.paths, self.path))
+        self._slots = slots
         verified = False
         recorder: threading.Thread | None = None
         try:
@@ -168,26 +170,35 @@ class Reduction:
     # -- steps -----------------------------------------------------------------
     def _check_original(self) -> None:
         tester = self._tester
-        result = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=True)
+        timeout = self.options.timeout
+        result = tester.run(self.original_text, timeout, tester.new_cancel_event(), learn_imports=True)
         if self.cancelled:
             return
-        message = FailureOracle(
-            self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out
-        )
-        if not message.reproduced_by_original:
-            raise NotReproducible(_not_reproduced_reason(self.options.err_msg, result), _tail(result.output))
+        spec = self._spec
+        oracle = self._oracle = failure_oracle(spec, result, self.original_text, timeout)
+        if not oracle.reproduced_by_original:
+            raise NotReproducible(oracle.why_not(result, timeout), _tail(result.output))
+        self._observer = failure_observer(spec, oracle, self._slots.is_program, lambda: (*self._slots.paths, self.path))
         first = self._observe(result.output, self.original_text)
         self._original_observation = first
-        # A second run: is the failure line stable, and how long does a warm run take?
-        again = tester.run(self.original_text, self.options.timeout, tester.new_cancel_event())
-        if self.cancelled:
-            return
-        warm = not again.cancelled and message.is_interesting(again.output, self.original_text, timed_out=again.timed_out)
-        duration = again.duration if warm and not result.timed_out else result.duration
-        tester.timeout = adaptive_timeout(duration, self.options.timeout)
+        self._rule = _base_rule(spec, oracle, self.options.match, first)
         # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
-        self._record_timeout = min(self.options.timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * result.duration))
-        tester.judge = Judge(message, self._same_failure(first, again if warm else None), degenerate_values(self._tree))
+        self._record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * result.duration))
+        if spec.kind == "hang":
+            # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py);
+            # a second run of the original would cost that limit again and tell nothing more.
+            tester.timeout = timeout
+            tester.judge = Judge(oracle, None, degenerate_values(self._tree))
+        else:
+            # A second run: is the failure line stable, and how long does a warm run take?
+            again = tester.run(self.original_text, timeout, tester.new_cancel_event())
+            if self.cancelled:
+                return
+            warm = not again.cancelled and oracle.accepts(again, self.original_text)
+            duration = again.duration if warm and not result.timed_out else result.duration
+            tester.timeout = adaptive_timeout(duration, timeout)
+            same = self._same_failure(first, again if warm else None)
+            tester.judge = Judge(oracle, same, degenerate_values(self._tree))
         tester.set_best(self.original_text)
         frozen = frozen_fingerprint(self.original_text)
         if frozen:
@@ -196,6 +207,8 @@ class Reduction:
                 tester.frozen = self._frozen_check()
 
     def _observe(self, output: str, text: str) -> Observation | None:
+        if self._observer is None:
+            return None
         seen = self._observer.observations(output, text)
         return seen[-1] if seen else None
 
@@ -208,17 +221,21 @@ class Reduction:
             seen = self._observer.observations(again.output, self.original_text)
             second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
         same_line, same_place = stable(first, second)
+        message = self._spec.kind == "message"
+        kept = "" if message else self._oracle.describe() + "; "
         if not same_line:
-            self._rule = "message substring (the original's failure line differs between runs)"
+            loose = "message substring" if message else self._oracle.describe()
+            self._rule = f"{loose} (the original's failure line differs between runs)"
             shown = second.line.strip() if second else "no failure line"
+            alone = "the message alone" if message else f"{loose!r} alone"
             self._emit(Notice(
                 f"the original's failure line differs between two runs ({first.line.strip()!r}, then {shown!r}); "
-                "candidates are judged by the message alone"
+                f"candidates are judged by {alone}"
             ))
             return None
         same = SameFailure(self._observer, first, self._original_statements.of_line)
         if not same_place:
-            self._rule = "same failure line (its place differs between runs of the original)"
+            self._rule = f"{kept}same failure line (its place differs between runs of the original)"
             self._emit(Notice(
                 "the original fails at different places in two runs; candidates must show the same "
                 "failure line, from any place"
@@ -245,6 +262,8 @@ class Reduction:
         nothing else. Values serve failures that an operation raises in a
         traceback (library code, a subscript, a call).
         """
+        if self._spec.kind in ("crash", "hang"):
+            return False  # a killed program records nothing (record_main.py writes its records at exit)
         seen = self._original_observation
         if seen is None or seen.place is None:
             return False
@@ -271,6 +290,7 @@ class Reduction:
             )
             seen = self._observe(result.output, self.original_text)
             same = seen is not None and seen.normalized == self._original_observation.normalized
+            same = same and self._oracle.accepts(result, self.original_text)
             self._values = values if same and not result.cancelled else None
         except OSError:
             self._values = None
@@ -441,6 +461,7 @@ class Reduction:
             cwd=self.options.cwd or os.getcwd(),
             extra_sys_path=[os.path.dirname(self.path)],
             output_limit=self.options.output_limit,
+            extra_env=KIND_ENV.get(self._spec.kind),
         )
         with fresh:
             checker = CandidateTester(fresh, slots, jobs=1)
@@ -569,10 +590,16 @@ def _check_annotations(text: str, path: str) -> None:
         raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
 
 
-def _not_reproduced_reason(message: str, result) -> str:
-    if result.timed_out:
-        return f"the original program timed out without printing {message!r}"
-    return f"the original program does not print {message!r} (exit status {result.returncode})"
+def _base_rule(spec, oracle, match: str, first: Observation | None) -> str:
+    """How candidates are judged, in words: what is kept and, by default, the same failure line's rule."""
+    if spec.kind == "message":
+        return "message substring" if match == "substring" else "same failure line, same place"
+    kept = oracle.describe()
+    if match == "substring" or first is None:
+        return kept  # nothing more to compare: no failure line (a hang, a crash without a dump, a bare exit)
+    if first.place is None:
+        return f"{kept}; same failure line"
+    return f"{kept}; same failure line, same place"
 
 
 def _tail(output: str, lines: int = 15) -> str:
