@@ -108,6 +108,18 @@ class FailureSpec:
             return f"exit status {self.value}"
         return f"hangs past {timeout:g} s" if timeout is not None else "hangs"
 
+    def sentence(self, timeout: float | None = None) -> str:
+        """What a program with this failure does, after "it": "is killed by SIGSEGV", "exits with status 3"."""
+        if self.kind == "message":
+            return f"prints {self.value!r}"
+        if self.kind == "regex":
+            return f"prints a line matching /{self.value}/"
+        if self.kind == "crash":
+            return "is " + self.describe()
+        if self.kind == "exit-code":
+            return f"exits with status {self.value}"
+        return f"runs past {timeout:g} s (a hang)" if timeout is not None else "hangs"
+
     def command_line(self) -> list[str]:
         """The flag (and its value) that asks for this on the command line."""
         flag = FLAGS[self.kind]

@@ -151,6 +151,7 @@ class Reduction:
             rule=self._rule,
             original_failure_line=self._original_observation.line if self._original_observation else "",
             final_failure_line=self._final_observation.line if self._final_observation else "",
+            signal=getattr(self._oracle, "signal", None),
         )
         self._emit(Finished(summary))
         return summary
