@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_crash_before_source(sys.argv[1:] if argv is None else list(argv)))
     if args.output is None:
         args.output = beside_output_path(args.source)
     try:
@@ -139,6 +139,16 @@ def main(argv: list[str] | None = None) -> int:
     if not summary.verified:
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
+
+
+def _crash_before_source(argv: list[str]) -> list[str]:
+    """`autodd --crash prog.py ...`: the file is SOURCE, not the signal (its value is optional)."""
+    out = list(argv)
+    for index, token in enumerate(out[:-1]):
+        following = out[index + 1]
+        if token == "--crash" and (following.endswith((".py", ".pyw")) or os.sep in following):
+            out[index] = f"--crash={ANY_SIGNAL}"
+    return out
 
 
 def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
