@@ -6,7 +6,7 @@
     summary = reduction.run()      # blocking; call reduction.cancel() from any thread to stop
 
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
-    # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex(r"K_A = \d+")
+    # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
 
 `run()` first checks that the original reproduces (raises NotReproducible with
 the tail of its output otherwise), then shrinks, emitting events (see

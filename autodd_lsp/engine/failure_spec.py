@@ -32,23 +32,23 @@ class FailureSpec:
     value: str | int | None = None
 
     @classmethod
-    def message(cls, text: str) -> "FailureSpec":
+    def message(cls, text: str) -> FailureSpec:
         return cls("message", text)
 
     @classmethod
-    def regex(cls, pattern: str) -> "FailureSpec":
+    def regex(cls, pattern: str) -> FailureSpec:
         return cls("regex", pattern)
 
     @classmethod
-    def crash(cls, signal: str | int | None = None) -> "FailureSpec":
+    def crash(cls, signal: str | int | None = None) -> FailureSpec:
         return cls("crash", signal)
 
     @classmethod
-    def exit_code(cls, status: int) -> "FailureSpec":
+    def exit_code(cls, status: int) -> FailureSpec:
         return cls("exit-code", status)
 
     @classmethod
-    def hang(cls) -> "FailureSpec":
+    def hang(cls) -> FailureSpec:
         return cls("hang", None)
 
     def validate(self) -> None:

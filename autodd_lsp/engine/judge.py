@@ -19,11 +19,17 @@ which the candidate tester makes in the same job slot.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
-from autodd_lsp.oracle import CrashOracle, ExitStatusOracle, FailureOracle, HangOracle, RegexOracle
+from autodd_lsp.oracle import (
+    CrashOracle,
+    ExitStatusOracle,
+    FailureOracle,
+    HangOracle,
+    RegexOracle,
+)
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
 from autodd_lsp.oracle.exit_status import exception_lines
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 import signal as _signal
-from typing import Callable
+from collections.abc import Callable
 
 from autodd_lsp.oracle.failure import Match
 from autodd_lsp.oracle.run import Run
@@ -65,8 +65,7 @@ def parse_signal(name: str) -> int:
     try:
         return int(_signal.Signals[upper])
     except KeyError:
-        known = ", ".join(("SIGSEGV", "SIGABRT", "SIGFPE", "SIGBUS", "SIGILL", "SIGKILL"))
-        raise ValueError(f"unknown signal {name!r} (for example {known})") from None
+        raise ValueError(f"unknown signal {name!r} (for example SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL, SIGKILL)") from None
 
 
 def signal_name(number: int) -> str:
