@@ -215,7 +215,7 @@ def test_exactly_one_failure_to_keep_and_a_valid_one(tmp_path, program, flags, f
 
 def test_crash_from_the_command_line(program, tmp_path):
     src = program("segv.py", SEGFAULT)
-    done = autodd(src, "--crash", "-o", tmp_path / "min.py", "-q")
+    done = autodd("--crash", src, "-o", tmp_path / "min.py", "-q")  # the file is SOURCE, not a signal
     assert done.returncode == 0, done.stderr
     assert "(rule: killed by SIGSEGV; same failure line, same place)" in done.stderr
     assert "print" not in (tmp_path / "min.py").read_text()

@@ -280,6 +280,28 @@ def test_a_regex_searches_across_lines_as_re_search_does(program):
     assert "shape check" in run_alone(summary.text, path.parent)[1]
 
 
+def test_the_emitted_test_fails_while_it_crashes_and_passes_once_fixed(program, tmp_path):
+    from test_cli import autodd
+    from test_report import run_pytest
+
+    src = program("segv.py", SEGFAULT)
+    test, report = tmp_path / "test_segv.py", tmp_path / "segv.md"
+    done = autodd(src, "--crash", "-o", tmp_path / "segv.min.py", "--emit-test", test, "--report", report, "-q")
+    assert done.returncode == 0, done.stderr
+    assert "it is killed by SIGSEGV, showing `Fatal Python error: Segmentation fault`." in report.read_text()
+    assert "python -X faulthandler segv.min.py" in report.read_text()
+    fresh = tmp_path / "maintainer"
+    fresh.mkdir()
+    (fresh / test.name).write_text(test.read_text())
+    failing = run_pytest(fresh / test.name, fresh)
+    assert failing.returncode == 1 and "the bug is still there" in failing.stdout and "SIGSEGV" in failing.stdout
+    fixed = test.read_text().replace("import ctypes\n", "import ctypes\nctypes.string_at = lambda *args: b''\n", 1)
+    assert fixed != test.read_text()
+    (fresh / "test_fixed.py").write_text(fixed)
+    passing = run_pytest(fresh / "test_fixed.py", fresh)
+    assert passing.returncode == 0, passing.stdout
+
+
 # -- the parts ----------------------------------------------------------------
 
 
