@@ -60,11 +60,17 @@ def run_copy_alone(
             return None, str(copy)
 
 
-def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict, in_place: bool = False) -> dict:
-    """Run `program` alone (see run_copy_alone); look for err_msg."""
+def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict,
+                          returncode: int | None = None, in_place: bool = False) -> dict:
+    """Run `program` alone (see run_copy_alone); look for err_msg, or, for a failure
+    without a message, for its exit status `returncode` (negative: killed by that signal)."""
     proc, _ = run_copy_alone(program, timeout, env, in_place)
     if proc is None:
         return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
+    if returncode is not None:
+        same = proc.returncode == returncode
+        why = "" if same else f"exit {proc.returncode}, not {returncode}: {_last_line(proc.stderr)}"
+        return {"reproduces": same, "strict": same, "why": why}
     found = err_msg in proc.stdout or err_msg in proc.stderr
     strict = err_msg in proc.stdout or err_msg in without_traceback_frames(proc.stderr)
     why = "" if found else f"exit {proc.returncode}, message absent: {_last_line(proc.stderr)}"

@@ -108,7 +108,7 @@ def print_tables(results: dict) -> None:
     # Outside a terminal rich assumes 80 columns and truncates; tables need ~110.
     console = Console(width=None if sys.stdout.isatty() else 120)
     for name, case_result in results["cases"].items():
-        table = Table(title=f"{name}: --err-msg {case_result['err_msg']!r}")
+        table = Table(title=f"{name}: {failure_of(case_result)}")
         for column in COLUMNS:
             table.add_column(column, justify="left" if column in ("tool", "status") else "right")
         for row in case_rows(case_result):
@@ -142,7 +142,7 @@ def render_markdown(results: dict) -> str:
     out += fidelity.render_summary(results)
     for name, case_result in results["cases"].items():
         out += [f"## {name}", "", case_result["description"], "",
-                f"`--err-msg {json.dumps(case_result['err_msg'])}`, "
+                f"`{failure_of(case_result, json.dumps)}`, "
                 f"per-candidate timeout {case_result['timeout']} s, -j {case_result['jobs']}", ""]
         out.append("| " + " | ".join(COLUMNS) + " |")
         out.append("|" + "|".join("---" for _ in COLUMNS) + "|")
@@ -199,6 +199,12 @@ def _plot_case(ax, name: str, case_result: dict) -> None:
     ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+
+
+def failure_of(case_result: dict, quote=repr) -> str:
+    """The failure kept, as the command line says it: `--err-msg '...'` or `--crash SIGSEGV`."""
+    failure = case_result.get("failure") or ""
+    return failure if failure and not failure.startswith("--err-msg") else f"--err-msg {quote(case_result['err_msg'])}"
 
 
 def _fmt(value, missing: str = "-") -> str:

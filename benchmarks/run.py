@@ -101,10 +101,13 @@ def run_case(case: Case, tools: list, args) -> dict | None:
             print(f"skipping {case.name}: the original does not reproduce ({why})")
             return result
         original = None
-        if not args.no_fidelity:
+        if not args.no_fidelity and not case.flags:  # the fidelity table compares message lines
             original = fidelity.original_failure(source, case.err_msg, repro_timeout(case), subprocess_env())
             result["original"]["failure"] = original
         for tool in tools:
+            if case.flags and not tool.takes_failure_flags:
+                result["tools"][tool.name] = not_applicable(case, tool)
+                continue
             runs = []
             for attempt in range(args.repeat):
                 counter = f" ({attempt + 1}/{args.repeat})" if args.repeat > 1 else ""
@@ -116,6 +119,11 @@ def run_case(case: Case, tools: list, args) -> dict | None:
                 record["fidelity"] = fidelity.tool_fidelity(
                     original, Path(record["output"]), case.err_msg, repro_timeout(case), subprocess_env())
     return result
+
+
+def not_applicable(case: Case, tool) -> dict:
+    """The record of a tool that cannot be given the case's failure (the reference: --err-msg only)."""
+    return {"status": "n/a", "detail": f"takes only --err-msg, not {case.failure}"}
 
 
 def median_run(runs: list[dict]) -> dict:
@@ -133,10 +141,12 @@ def median_run(runs: list[dict]) -> dict:
 
 def case_header(case: Case, source: Path, jobs: int) -> dict:
     original = program_size(source.read_text())
-    original.update(reproduces_standalone(source, case.err_msg, repro_timeout(case), subprocess_env(), in_place=True))
+    original.update(reproduces_standalone(source, case.err_msg, repro_timeout(case), subprocess_env(),
+                                          case.returncode, in_place=True))
     return {
         "description": case.description,
         "err_msg": case.err_msg,
+        "failure": case.failure,
         "timeout": case.timeout,
         "jobs": jobs,
         "original": original,
@@ -161,7 +171,7 @@ def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
     output = workdir / f"{case.name}.min.py"
     logs = args.out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs)
+    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs, case.flags)
     record = run_tool(tool, command, workdir, output, logs / f"{case.name}.{tool.name}", args.cap,
                       args.sample_interval)
     record["status"], record["detail"] = classify(record, output.exists(), args.cap)
@@ -197,7 +207,7 @@ def measure_output(case: Case, output: Path) -> tuple[dict | None, dict | None]:
     if not output.exists():
         return None, None
     final = program_size(output.read_text())
-    return final, reproduces_standalone(output, case.err_msg, repro_timeout(case), subprocess_env())
+    return final, reproduces_standalone(output, case.err_msg, repro_timeout(case), subprocess_env(), case.returncode)
 
 
 def load_previous(folder: Path, fresh: bool) -> dict:

@@ -21,6 +21,8 @@ class ToolSpec:
     # Progress counter printed by the tool, and the stream it appears on.
     count_pattern: str
     count_stream: str
+    # Whether the tool takes a failure without a message (--crash, --exit-code, --hang, --err-regex).
+    takes_failure_flags: bool = True
 
 
 TOOLS = {
@@ -39,6 +41,7 @@ TOOLS = {
         extra_args=(),
         count_pattern=r"Dispatched (\d+) tasks",
         count_stream="stdout",
+        takes_failure_flags=False,  # --err-msg only
     ),
 }
 
@@ -98,10 +101,14 @@ class SizeSampler(threading.Thread):
         return self.samples
 
 
-def build_command(tool: ToolSpec, source: Path, output: Path, err_msg: str, timeout: int, jobs: int) -> list[str]:
+def build_command(tool: ToolSpec, source: Path, output: Path, err_msg: str, timeout: int, jobs: int,
+                  flags: tuple[str, ...] = ()) -> list[str]:
+    """The tool's command line; `flags` (a failure without a message) in place of --err-msg."""
+    if flags and not tool.takes_failure_flags:
+        raise ValueError(f"{tool.name} takes only --err-msg, not {' '.join(flags)}")
     return [
         sys.executable, "-m", tool.module, str(source),
-        "--err-msg", err_msg,
+        *(flags or ("--err-msg", err_msg)),
         "-o", str(output),
         "--timeout", str(timeout),
         "-j", str(jobs),

@@ -187,3 +187,50 @@ def test_a_file_in_a_declared_encoding_stays_in_it(tmp_path, backend):
     reduced = output.read_bytes().decode("latin-1")
     assert "# -*- coding: latin-1 -*-\nword = 'café'\n" in reduced and "déjà" not in reduced
     assert "café: 4 characters" in run_standalone(output)
+
+
+# -- failures without a message ---------------------------------------------------
+
+SEGFAULT = "import ctypes\nprint('noise')\nunused = [1, 2]\nctypes.string_at(0)\n"
+
+
+@pytest.mark.parametrize(
+    "flags, fragment",
+    [
+        (["--err-msg", MESSAGE, "--crash"], "give one failure to keep (--err-msg, --err-regex, --crash, --exit-code "
+                                            "or --hang), not --err-msg and --crash"),
+        (["--hang", "--exit-code", "3"], "not --exit-code and --hang"),
+        (["--err-regex", "(unclosed"], "--err-regex: bad regular expression '(unclosed'"),
+        (["--err-regex", ".*"], "matches the empty output"),
+        (["--crash", "SIGNOPE"], "--crash: unknown signal 'SIGNOPE'"),
+        (["--exit-code", "0"], "0 is success"),
+    ],
+)
+def test_exactly_one_failure_to_keep_and_a_valid_one(tmp_path, program, flags, fragment):
+    src = program("inventory.py")
+    done = autodd(src, *flags, "-o", tmp_path / "out.py")
+    assert_one_line_error(done, 2, fragment)
+    assert not (tmp_path / "out.py").exists()
+
+
+def test_crash_from_the_command_line(program, tmp_path):
+    src = program("segv.py", SEGFAULT)
+    done = autodd("--crash", src, "-o", tmp_path / "min.py", "-q")  # the file is SOURCE, not a signal
+    assert done.returncode == 0, done.stderr
+    assert "(rule: killed by SIGSEGV; same failure line, same place)" in done.stderr
+    assert "print" not in (tmp_path / "min.py").read_text()
+    alone = subprocess.run([sys.executable, str(tmp_path / "min.py")], capture_output=True, timeout=30)
+    assert alone.returncode == -signal.SIGSEGV
+
+
+def test_a_crash_that_does_not_happen_is_not_reproducible(program, tmp_path):
+    done = autodd(program("fine.py", "print('all good')\n"), "--crash", "SIGSEGV", "-o", tmp_path / "min.py")
+    assert done.returncode == 1
+    assert "autodd: error: the original exited with status 0, not by SIGSEGV; nothing to reduce" in done.stderr
+    assert "all good" in done.stderr
+
+
+def test_without_a_failure_a_crash_is_suggested(program):
+    done = autodd(program("segv.py", SEGFAULT))
+    assert done.returncode == 2
+    assert "segv.py --crash SIGSEGV" in done.stderr

@@ -242,3 +242,45 @@ async def test_cancel_while_the_question_is_open_and_the_stop_action(client: Lan
     result = await asyncio.wait_for(run, 5)
     assert result.status == "cancelled"
     never.set()
+
+
+SEGFAULT = '''\
+import ctypes
+import math
+
+print("noise", math.sqrt(16))
+
+
+def read(address):
+    return ctypes.string_at(address)
+
+
+read(0)
+'''
+
+
+async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_path):
+    import signal
+    import subprocess
+
+    uri = h.open_document(client, h.write(tmp_path, "segv.py", SEGFAULT))
+
+    result = await h.execute(client, "autodd.minimize", {"uri": uri, "crash": "SIGSEGV"})
+
+    assert result.status == "done", result.message
+    assert "rule: killed by SIGSEGV" in result.message
+    output = tmp_path / "segv.min.py"
+    assert "math" not in output.read_text() and client.documents[result.outputUri].text == output.read_text()
+    alone = subprocess.run([sys.executable, str(output)], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert alone.returncode == -signal.SIGSEGV
+
+    # What a probe suggests for it, with the arguments that keep it.
+    suggested = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+    assert [(f.title, vars(f.arguments)) for f in suggested.failures] == [("killed by SIGSEGV", {"crash": "SIGSEGV"})]
+
+    # One failure to keep at most.
+    both = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "x", "hang": True})
+    assert both.status == "failed"
+    assert both.message == "give one failure to keep (errMsg, errRegex, crash, exitCode, hang), not errMsg and hang"
+    bad = await h.execute(client, "autodd.minimize", {"uri": uri, "errRegex": "("})
+    assert bad.status == "failed" and bad.message.startswith("errRegex: bad regular expression")

@@ -1,8 +1,10 @@
-"""`autodd SOURCE --err-msg MSG -o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N]
-[--match {same,substring}] [--repeat N] [--report FILE.md] [--emit-test FILE.py]`
+"""`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang)
+-o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N] [--match {same,substring}]
+[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
 
-Without --err-msg, SOURCE is run once and the command prints the messages it
-could use; without -o the result goes beside SOURCE as <stem>.min.py.
+Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
+without any, SOURCE is run once and the command prints the ones it could use;
+without -o the result goes beside SOURCE as <stem>.min.py.
 --report and --emit-test (see `autodd_lsp.report`) are written once the run has
 finished, not when it was stopped; their paths are checked before anything runs.
 
@@ -35,8 +37,9 @@ from autodd_lsp.engine import (
     Summary,
     UsageError,
 )
+from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
+from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs, suggest_kinds
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
 from autodd_lsp.report import bug_report, regression_test
 
@@ -44,6 +47,7 @@ EXIT_NOT_REPRODUCIBLE = 1
 EXIT_USAGE = 2
 EXIT_UNVERIFIED = 3
 EXIT_INTERRUPTED = 130
+ANY_SIGNAL = "any"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,9 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Shrink a failing Python program to a small program that still fails the same way.",
     )
     parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified)")
-    parser.add_argument("--err-msg", metavar="MSG",
-                        help="text the failure prints (case-sensitive substring of stdout or stderr); "
-                             "without it, autodd runs SOURCE once and suggests messages")
+    keep = parser.add_argument_group(
+        "the failure to keep (exactly one; without any, autodd runs SOURCE once and suggests one)")
+    keep.add_argument("--err-msg", metavar="MSG",
+                      help="text the failure prints (case-sensitive substring of stdout or stderr)")
+    keep.add_argument("--err-regex", metavar="REGEX",
+                      help="a regular expression the output matches (searched in stdout and stderr as re.search does)")
+    keep.add_argument("--crash", nargs="?", const=ANY_SIGNAL, metavar="SIGNAL",
+                      help="the program dies by a signal: SIGSEGV, SIGABRT (a C++ check, os.abort()), SIGFPE, ...; "
+                           "any signal when none is named (then the one the original dies by)")
+    keep.add_argument("--exit-code", type=int, metavar="N", help="the program exits with status N (1 to 255)")
+    keep.add_argument("--hang", action="store_true",
+                      help="the program runs past --timeout; so must each candidate (each costs --timeout: "
+                           "give a small one)")
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
@@ -91,15 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_crash_before_source(sys.argv[1:] if argv is None else list(argv)))
     if args.output is None:
         args.output = beside_output_path(args.source)
-    if args.err_msg is None:
+    try:
+        failure = failure_to_keep(args)
+    except UsageError as error:
+        return _fail(str(error), EXIT_USAGE)
+    if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
     writer = _ResultWriter(args.output)
     try:
-        text, options = _prepare(args)
+        text, options = _prepare(args, failure)
         reduction = Reduction(text, args.source, options, _fan_out(reporter, writer))
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
@@ -134,8 +152,41 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _crash_before_source(argv: list[str]) -> list[str]:
+    """`autodd --crash prog.py ...`: the file is SOURCE, not the signal (its value is optional)."""
+    out = list(argv)
+    for index, token in enumerate(out[:-1]):
+        following = out[index + 1]
+        if token == "--crash" and (following.endswith((".py", ".pyw")) or os.sep in following):
+            out[index] = f"--crash={ANY_SIGNAL}"
+    return out
+
+
+def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
+    """The one failure the flags ask for; None when none is given; UsageError for two or more."""
+    given = []
+    if args.err_msg is not None:
+        given.append(("--err-msg", FailureSpec.message(args.err_msg)))
+    if args.err_regex is not None:
+        given.append(("--err-regex", FailureSpec.regex(args.err_regex)))
+    if args.crash is not None:
+        given.append(("--crash", FailureSpec.crash(None if args.crash.lower() == ANY_SIGNAL else args.crash)))
+    if args.exit_code is not None:
+        given.append(("--exit-code", FailureSpec.exit_code(args.exit_code)))
+    if args.hang:
+        given.append(("--hang", FailureSpec.hang()))
+    if len(given) > 1:
+        flags = " and ".join(flag for flag, _ in given)
+        raise UsageError(f"give one failure to keep (--err-msg, --err-regex, --crash, --exit-code or --hang), not {flags}")
+    if not given:
+        return None
+    spec = given[0][1]
+    spec.validate()
+    return spec
+
+
 def _suggest_messages(args: argparse.Namespace) -> int:
-    """No --err-msg: run SOURCE once (the user asked to reduce it) and offer its failure."""
+    """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
         options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python)
@@ -143,19 +194,21 @@ def _suggest_messages(args: argparse.Namespace) -> int:
         result = probe(args.source, options)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
-    suggestions = suggest_err_msgs(result.output, result.returncode)
+    suggestions = [["--err-msg", message] for message in suggest_err_msgs(result.output, result.returncode)]
+    suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
     if not suggestions:
         tail = output_tail(result.output, max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
-        return _fail(f"--err-msg is required: {args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
-    print(f"autodd: no --err-msg given; {args.source} fails with:", file=sys.stderr)
-    for message in suggestions:
-        print(f"  autodd {shlex.quote(args.source)} --err-msg {shlex.quote(message)}", file=sys.stderr)
+        return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code or --hang): "
+                     f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
+    print(f"autodd: no failure to keep given; {args.source} fails with:", file=sys.stderr)
+    for flags in suggestions:
+        print(f"  autodd {shlex.quote(args.source)} {shlex.join(flags)}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
 
-def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
+def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, ReduceOptions]:
     """Check everything that can be checked before running anything."""
     source, output = args.source, args.output
     text = _read_source(source)
@@ -178,7 +231,7 @@ def _prepare(args: argparse.Namespace) -> tuple[str, ReduceOptions]:
     if not os.access(args.python, os.X_OK):
         raise UsageError(f"--python {args.python}: not an executable file")
     options = ReduceOptions(
-        err_msg=args.err_msg,
+        failure=failure,
         backend=args.backend,
         timeout=args.timeout,
         jobs=args.jobs,
@@ -201,7 +254,7 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
             if not path:
                 continue
             try:
-                atomic_write(path, make(summary, args.source, args.output, args.err_msg, options))
+                atomic_write(path, make(summary, args.source, args.output, args.err_msg or "", options))
             except KeyboardInterrupt:
                 return _fail(f"interrupted; {path} not written", EXIT_INTERRUPTED)
             except OSError as error:

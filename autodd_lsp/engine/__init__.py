@@ -5,6 +5,9 @@
     reduction = Reduction(source_text, source_path, ReduceOptions(err_msg="..."), listener)
     summary = reduction.run()      # blocking; call reduction.cancel() from any thread to stop
 
+    # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
+    # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
+
 `run()` first checks that the original reproduces (raises NotReproducible with
 the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
@@ -27,6 +30,7 @@ from autodd_lsp.engine.events import (
     Summary,
 )
 from autodd_lsp.engine.flaky import FailureRate
+from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, ReduceOptions
 from autodd_lsp.engine.reduction import Reduction
 
@@ -37,6 +41,7 @@ __all__ = [
     "Event",
     "Failed",
     "FailureRate",
+    "FailureSpec",
     "Finished",
     "Notice",
     "NotReproducible",

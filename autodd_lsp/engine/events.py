@@ -69,8 +69,11 @@ class Summary:
     # Whether the final text was re-run once at the end and still reproduced.
     verified: bool = False
     # The rule candidates were judged by ("same failure line, same place" or
-    # "message substring"), and the line showing the message in the original's
-    # output and in the result's final re-run ("" when unknown).
+    # "message substring"; for a failure without a message, what was kept first:
+    # "killed by SIGSEGV; same failure line, same place", "exit status 3",
+    # "hangs past 2 s", "matches /K_A = \d+/; same failure line"), and the line
+    # showing the failure in the original's output and in the result's final
+    # re-run ("" when unknown or when there is none, as for a hang).
     rule: str = ""
     original_failure_line: str = ""
     final_failure_line: str = ""
@@ -79,6 +82,7 @@ class Summary:
     # was deterministic and no number of runs was asked for (one run each).
     original_rate: FailureRate | None = None
     final_rate: FailureRate | None = None
+    signal: int | None = None  # --crash: the signal the original died by, required of the result
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats

@@ -1,8 +1,14 @@
 """Is a run of a candidate still the user's failure? The oracle's rules, composed.
 
-1. the message rule (`oracle/failure.py`): the message for real, under a kind
-   the original showed it under; the only rule with `--match substring`;
-2. the same failure line from the same place (`oracle/same.py`), by default;
+1. the kind's own rule (`failure_oracle`, one module per kind in `autodd_lsp/oracle/`):
+   the message for real under a kind the original showed it under (`failure.py`),
+   a match of the regular expression (`regex.py`), the original's signal
+   (`signals.py`), its exit status (`exit_status.py`), a run past the limit
+   (`hang.py`); the only rule with `--match substring`;
+2. the same failure line from the same place (`oracle/same.py`), by default,
+   where the kind has failure lines (`failure_observer`): the message's or the
+   match's line and its traceback; a crash's `Fatal Python error` line and its
+   faulthandler dump; the exception line an exit status came with;
 3. no degenerate value the original lacked (`oracle/degenerate.py`): a
    zero-sized shape or an empty string that only the reduction put there.
 
@@ -13,26 +19,66 @@ which the candidate tester makes in the same job slot.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
+from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
-from autodd_lsp.oracle import FailureOracle
+from autodd_lsp.oracle import (
+    CrashOracle,
+    ExitStatusOracle,
+    FailureOracle,
+    HangOracle,
+    RegexOracle,
+)
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
-from autodd_lsp.oracle.same import SameFailure, StatementsOf
+from autodd_lsp.oracle.exit_status import exception_lines
+from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
+from autodd_lsp.oracle.signals import fault_places
+
+# Environment candidates get for a kind, beyond the user's: a crash's faulthandler dump shows its place.
+KIND_ENV = {"crash": {"PYTHONFAULTHANDLER": "1"}}
+
+
+def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float):
+    """The kind's rule, set from the original's run (see `oracle/run.py` for what it answers)."""
+    if spec.kind == "message":
+        return FailureOracle(spec.value, original.output, text, allow_timeout=original.timed_out)
+    if spec.kind == "regex":
+        return RegexOracle(spec.value, original.output, text, allow_timeout=original.timed_out)
+    if spec.kind == "crash":
+        return CrashOracle(spec.signal_number, original)
+    if spec.kind == "exit-code":
+        return ExitStatusOracle(spec.value, original)
+    if spec.kind == "hang":
+        return HangOracle(timeout, original)
+    raise ValueError(f"unknown kind of failure {spec.kind!r}")
+
+
+def failure_observer(
+    spec: FailureSpec, oracle, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]
+) -> Observer | None:
+    """What reads a kind's failure lines and their places, or None (a hang has none)."""
+    if spec.kind in ("message", "regex"):
+        return Observer(oracle.message, is_program, program_paths, find=oracle.find)
+    if spec.kind == "crash":
+        return Observer(None, is_program, program_paths, find=CrashOracle.find, places=fault_places)
+    if spec.kind == "exit-code":
+        return Observer(None, is_program, program_paths, find=exception_lines)
+    return None
 
 
 class Judge:
-    def __init__(self, message: FailureOracle, same: SameFailure | None = None,
+    def __init__(self, failure, same: SameFailure | None = None,
                  degenerate_baseline: Counter[str] | None = None) -> None:
-        self.message = message
+        self.failure = failure  # the kind's rule: anything with `accepts(run, text)`
         self.same = same
         self.degenerate_baseline = degenerate_baseline
         self._degenerate = DegenerateCounter()
 
     def is_interesting(self, result: RunResult, text: str, statements_of: StatementsOf | None = None) -> bool:
-        output = result.output
-        if not self.message.is_interesting(output, text, timed_out=result.timed_out):
+        if not self.failure.accepts(result, text):
             return False
-        if self.same is not None and not self.same.is_same(output, text, statements_of):
+        if self.same is not None and not self.same.is_same(result.output, text, statements_of):
             return False
         if self.degenerate_baseline is not None:
             found = self._degenerate.count(text)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.flaky import MAX_REPEAT
+from autodd_lsp.engine.failure_spec import FailureSpec
 
 BACKENDS = ("runner", "subproc")
 # How a candidate must fail to count as the same failure (see notes/oracle.md):
@@ -17,7 +18,9 @@ MATCH_RULES = ("same", "substring")
 
 @dataclass(frozen=True)
 class ReduceOptions:
-    err_msg: str
+    # The failure to keep: `failure` (any kind, see failure_spec.py) or, the older way,
+    # `err_msg` (the message kind). Exactly one of the two; `spec` is the one given.
+    err_msg: str = ""
     backend: str = "runner"
     timeout: float = 60.0  # seconds, the most any one candidate may run
     jobs: int = 1
@@ -29,11 +32,18 @@ class ReduceOptions:
     # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
     # (two runs; flaky.DEFAULT_RUNS when they disagree).
     repeat: int = 0
+    failure: FailureSpec | None = None
+
+    @property
+    def spec(self) -> FailureSpec:
+        """The failure to keep."""
+        return self.failure if self.failure is not None else FailureSpec.message(self.err_msg)
 
     def validate(self) -> None:
         """Raise UsageError (one line, for the user) if an option cannot work."""
-        if not self.err_msg:
-            raise UsageError("the error message must not be empty")
+        if self.failure is not None and self.err_msg:
+            raise UsageError("give the failure to keep once: an error message or another kind, not both")
+        self.spec.validate()
         if self.backend not in BACKENDS:
             raise UsageError(f"unknown backend {self.backend!r} (choose from {', '.join(BACKENDS)})")
         if not self.timeout > 0:

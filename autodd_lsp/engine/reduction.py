@@ -25,7 +25,7 @@ from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
     Event,
@@ -43,7 +43,6 @@ from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respe
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.inlining import inline_local_modules
-from autodd_lsp.oracle import FailureOracle
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
@@ -97,7 +96,9 @@ class Reduction:
         self._shadow: str | None = identity_shadow(source_text)
         self._original_statements = OriginalStatements(source_text, Source(source_text, self._tree).statement_spans)
         self._observer: Observer | None = None
-        self._rule = "message substring" if options.match == "substring" else "same failure line, same place"
+        self._spec = options.spec
+        self._oracle = None  # the kind's rule, set from the original's run
+        self._rule = ""  # how candidates are judged, for the summary (set by the original's check)
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
         self._values: RecordedValues | None = None
@@ -129,11 +130,10 @@ class Reduction:
             extra_sys_path=[os.path.dirname(self.path)],
             preload=top_level_imports(self._tree),
             output_limit=self.options.output_limit,
+            extra_env=KIND_ENV.get(self._spec.kind),
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
-        self._observer = Observer(
-            self.options.err_msg, lambda file: file == self.path or slots.is_program(file), lambda: (*slots.paths, self.path)
-        )
+        self._slots = slots
         verified = False
         recorder: threading.Thread | None = None
         try:
@@ -168,6 +168,7 @@ class Reduction:
             final_failure_line=self._final_observation.line if self._final_observation else "",
             original_rate=self._original_rate,
             final_rate=self._final_rate if self._original_rate is not None else None,
+            signal=getattr(self._oracle, "signal", None),
         )
         self._emit(Finished(summary))
         return summary
@@ -194,56 +195,73 @@ class Reduction:
         showed, the failure is intermittent: DEFAULT_RUNS runs measure its rate.
         With `repeat`, that many runs measure it whatever they show. A rate
         below 100% makes candidates face the sequential test (`flaky.py`); a
-        deterministic failure keeps one run per candidate.
+        deterministic failure keeps one run per candidate. A hang is run once:
+        a second run would cost the limit again and tell nothing more.
         """
-        tester, options, text = self._tester, self.options, self.original_text
+        tester, options, text, spec = self._tester, self.options, self.original_text, self._spec
+        timeout = options.timeout
         runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
             return
-        message = self._message_rule(runs[0])
-        while message is None and len(runs) < options.repeat:  # a failure that shows late
+        oracle = self._failure_rule(runs[0])
+        while oracle is None and len(runs) < options.repeat:  # a failure that shows late
             runs.append(self._run_original())
             if self.cancelled:
                 return
-            message = self._message_rule(runs[-1])
-        if message is None:
-            reason = _not_reproduced_reason(options.err_msg, runs[-1], len(runs), hint=not options.repeat)
-            raise NotReproducible(reason, _tail(runs[-1].output))
+            oracle = self._failure_rule(runs[-1])
+        if oracle is None:
+            last = runs[-1]
+            if spec.kind == "message":
+                reason = _not_reproduced_reason(spec.value, last, len(runs), hint=not options.repeat)
+            else:
+                reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
+            raise NotReproducible(reason, _tail(last.output))
+        self._oracle = oracle
+        self._observer = failure_observer(
+            spec, oracle, lambda file: file == self.path or self._slots.is_program(file), lambda: (*self._slots.paths, self.path)
+        )
         first_index = len(runs) - 1
         first = self._observe(runs[first_index].output, text)
         self._original_observation = first
-        inlined = self._inlined_instead(message, first)
+        inlined = self._inlined_instead(oracle, first)
         if inlined is not None:  # from here on the reduction's original is the inlined program
-            result, message, first = inlined
+            result, oracle, first = inlined
+            self._oracle = oracle
             runs, first_index, text = [result], 0, self.original_text
             self._original_observation = first
+        self._rule = _base_rule(spec, oracle, options.match, first)
 
         def shows(result: RunResult) -> bool:
-            return not result.cancelled and message.is_interesting(result.output, text, timed_out=result.timed_out)
+            return not result.cancelled and oracle.accepts(result, text)
 
-        # A second run: is the failure line stable, and how long does a warm run take?
-        if len(runs) < max(2, options.repeat):
-            runs.append(self._run_original())
-            if self.cancelled:
-                return
-        if options.repeat or not shows(runs[-1]):
-            self._run_original_more(runs, options.repeat or DEFAULT_RUNS, pool)
-            if self.cancelled:
-                return
-        again = next((r for r in runs[first_index + 1:] if shows(r)), None)
-        tester.judge = Judge(message, self._same_failure(first, again), degenerate_values(self._tree))
-        failed = [
-            index == first_index
-            or (not r.cancelled and tester.judge.is_interesting(r, text, self._original_statements.of_line))
-            for index, r in enumerate(runs)
-        ]
         first_run = runs[first_index]
-        warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
-        duration = max(warm) if warm and not first_run.timed_out else first_run.duration
-        tester.timeout = adaptive_timeout(duration, options.timeout)
         # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
-        self._record_timeout = min(options.timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
-        self._measured(FailureRate(sum(failed), len(runs)), timed_out=any(r.timed_out for r in runs))
+        self._record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
+        if spec.kind == "hang":
+            # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py).
+            tester.timeout = timeout
+            tester.judge = Judge(oracle, None, degenerate_values(self._tree))
+        else:
+            # A second run: is the failure line stable, and how long does a warm run take?
+            if len(runs) < max(2, options.repeat):
+                runs.append(self._run_original())
+                if self.cancelled:
+                    return
+            if options.repeat or not shows(runs[-1]):
+                self._run_original_more(runs, options.repeat or DEFAULT_RUNS, pool)
+                if self.cancelled:
+                    return
+            again = next((r for r in runs[first_index + 1:] if shows(r)), None)
+            tester.judge = Judge(oracle, self._same_failure(first, again), degenerate_values(self._tree))
+            failed = [
+                index == first_index
+                or (not r.cancelled and tester.judge.is_interesting(r, text, self._original_statements.of_line))
+                for index, r in enumerate(runs)
+            ]
+            warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
+            duration = max(warm) if warm and not first_run.timed_out else first_run.duration
+            tester.timeout = adaptive_timeout(duration, timeout)
+            self._measured(FailureRate(sum(failed), len(runs)), timed_out=any(r.timed_out for r in runs))
         tester.set_best(text)
         frozen = frozen_fingerprint(text)
         if frozen:
@@ -251,7 +269,7 @@ class Reduction:
             if options.match == "same":
                 tester.frozen = self._frozen_check()
 
-    def _inlined_instead(self, message: FailureOracle, first: Observation | None):
+    def _inlined_instead(self, oracle, first: Observation | None):
         """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
         then the reduction goes on from it, and the result is one standalone file.
         Returns that run, its message oracle and its observation; None to go on with the original."""
@@ -282,11 +300,8 @@ class Reduction:
         tester = self._tester
         result = tester.run(inlined.text, self.options.timeout, tester.new_cancel_event())
         seen = self._observe(result.output, inlined.text)
-        oracle = FailureOracle(self.options.err_msg, result.output, inlined.text, allow_timeout=result.timed_out)
-        same = (
-            oracle.reproduced_by_original and not result.cancelled
-            and (first is None or (seen is not None and seen.normalized == first.normalized))
-        )
+        oracle = self._failure_rule(result, inlined.text)
+        same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
         if not same:
             shown = seen.line.strip() if seen is not None else _tail(result.output, 1) or "no output"
             self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
@@ -322,12 +337,13 @@ class Reduction:
         else:
             runs.extend(pool.map(lambda _: self._run_original(), range(missing)))
 
-    def _message_rule(self, result: RunResult) -> FailureOracle | None:
-        """The message rule learnt from a run of the original, or None if that run does not show the message."""
+    def _failure_rule(self, result: RunResult, text: str | None = None):
+        """The rule of the failure to keep, learnt from a run of the original (of `text`), or None
+        if that run does not show the failure."""
         if result.cancelled:
             return None
-        message = FailureOracle(self.options.err_msg, result.output, self.original_text, allow_timeout=result.timed_out)
-        return message if message.reproduced_by_original else None
+        oracle = failure_oracle(self._spec, result, self.original_text if text is None else text, self.options.timeout)
+        return oracle if oracle.reproduced_by_original else None
 
     def _measured(self, rate: FailureRate, timed_out: bool) -> None:
         """Take the original's failure rate: below 100%, candidates face the sequential test."""
@@ -348,6 +364,8 @@ class Reduction:
         ))
 
     def _observe(self, output: str, text: str) -> Observation | None:
+        if self._observer is None:
+            return None
         seen = self._observer.observations(output, text)
         return seen[-1] if seen else None
 
@@ -360,17 +378,21 @@ class Reduction:
             seen = self._observer.observations(again.output, self.original_text)
             second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
         same_line, same_place = stable(first, second)
+        message = self._spec.kind == "message"
+        kept = "" if message else self._oracle.describe() + "; "
         if not same_line:
-            self._rule = "message substring (the original's failure line differs between runs)"
+            loose = "message substring" if message else self._oracle.describe()
+            self._rule = f"{loose} (the original's failure line differs between runs)"
             shown = second.line.strip() if second else "no failure line"
+            alone = "the message alone" if message else f"{loose!r} alone"
             self._emit(Notice(
                 f"the original's failure line differs between two runs ({first.line.strip()!r}, then {shown!r}); "
-                "candidates are judged by the message alone"
+                f"candidates are judged by {alone}"
             ))
             return None
         same = SameFailure(self._observer, first, self._original_statements.of_line)
         if not same_place:
-            self._rule = "same failure line (its place differs between runs of the original)"
+            self._rule = f"{kept}same failure line (its place differs between runs of the original)"
             self._emit(Notice(
                 "the original fails at different places in two runs; candidates must show the same "
                 "failure line, from any place"
@@ -397,6 +419,8 @@ class Reduction:
         nothing else. Values serve failures that an operation raises in a
         traceback (library code, a subscript, a call).
         """
+        if self._spec.kind in ("crash", "hang"):
+            return False  # a killed program records nothing (record_main.py writes its records at exit)
         seen = self._original_observation
         if seen is None or seen.place is None:
             return False
@@ -425,8 +449,10 @@ class Reduction:
                     extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
                     cancel=self._record_cancel, output_limit=self.options.output_limit,
                 )
-                seen = self._observe(slots.unmasked(result).output, self.original_text)
+                result = slots.unmasked(result)
+                seen = self._observe(result.output, self.original_text)
                 same = seen is not None and seen.normalized == self._original_observation.normalized
+                same = same and self._oracle.accepts(result, self.original_text)
                 self._values = values if same and not result.cancelled else None
                 if self._values is not None or result.cancelled:
                     break
@@ -601,6 +627,7 @@ class Reduction:
             cwd=self.options.cwd or os.getcwd(),
             extra_sys_path=[os.path.dirname(self.path)],
             output_limit=self.options.output_limit,
+            extra_env=KIND_ENV.get(self._spec.kind),
         )
         with fresh:
             checker = CandidateTester(fresh, slots, jobs=1)
@@ -765,6 +792,18 @@ def _not_reproduced_reason(message: str, result, runs: int = 1, hint: bool = Fal
     else:
         reason = f"the original program does not print {message!r} ({last})"
     return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
+
+
+def _base_rule(spec, oracle, match: str, first: Observation | None) -> str:
+    """How candidates are judged, in words: what is kept and, by default, the same failure line's rule."""
+    if spec.kind == "message":
+        return "message substring" if match == "substring" else "same failure line, same place"
+    kept = oracle.describe()
+    if match == "substring" or first is None:
+        return kept  # nothing more to compare: no failure line (a hang, a crash without a dump, a bare exit)
+    if first.place is None:
+        return f"{kept}; same failure line"
+    return f"{kept}; same failure line, same place"
 
 
 def _tail(output: str, lines: int = 15) -> str:

@@ -21,7 +21,9 @@ from dataclasses import replace
 
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.errors import UsageError
+from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.files import source_bytes
 
 MAX_SUGGESTIONS = 4
@@ -64,6 +66,22 @@ def suggest_err_msgs(output: str, returncode: int | None = None) -> list[str]:
     if returncode not in (None, 0):
         last = next((line.strip() for line in reversed(lines) if line.strip()), "")
         return _unique([last, _stable_prefix(last)])
+    return []
+
+
+def suggest_kinds(result, with_messages: bool = False) -> list[FailureSpec]:
+    """Failures without a message that a run shows: its signal, a hang, an exit status.
+
+    `result` is a run (returncode, timed_out). An exit status is offered when it is
+    not the 1 of an uncaught exception whose message is offered already.
+    """
+    code = result.returncode
+    if result.timed_out:
+        return [FailureSpec.hang()]
+    if code is not None and code < 0:
+        return [FailureSpec.crash(signal_name(-code))]
+    if code is not None and code > 0 and not (code == 1 and with_messages):
+        return [FailureSpec.exit_code(code)]
     return []
 
 
@@ -157,7 +175,7 @@ def probe(
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    replace(options, err_msg="-").validate()
+    replace(options, err_msg="-", failure=None).validate()
     source_path = os.path.abspath(source_path)
     if not os.path.isfile(source_path):
         raise UsageError(f"no such file: {source_path}")

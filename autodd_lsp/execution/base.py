@@ -5,6 +5,7 @@ A backend runs a candidate file so that, from inside, it looks like
   * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path]` (the engine puts
     `path` beside the original, see engine/slots.py);
   * stdin empty (/dev/null); the interpreter is `python` (never whatever is on PATH);
+  * the environment is ours, with `extra_env` set (and PYTHONPATH, below);
   * cwd is `cwd`; `sys.path[0]` is the candidate's folder, and `extra_sys_path`
     (normally the original file's folder, so sibling imports still work) follows it,
     as PYTHONPATH would put it;
@@ -25,7 +26,7 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -109,11 +110,13 @@ class Backend(ABC):
         extra_sys_path: Sequence[str] = (),
         preload: Sequence[str] = (),
         output_limit: int = 8 * 1024 * 1024,
+        extra_env: Mapping[str, str] | None = None,
     ) -> None:
         self.python = python
         self.cwd = cwd
         self.jobs = jobs
         self.extra_sys_path = list(extra_sys_path)
+        self.extra_env = dict(extra_env or {})  # set in candidates' environment (PYTHONFAULTHANDLER for --crash)
         self.preload = list(preload)  # module names a warm backend may import up front
         self.output_limit = output_limit
         self.learned_imports = 0  # modules a warm backend took up from `learn_imports` runs

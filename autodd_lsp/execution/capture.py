@@ -14,7 +14,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from autodd_lsp.execution.base import RunResult
 
@@ -34,9 +34,12 @@ KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)
 TRUNCATION_MARK = b"\n...[output truncated]...\n"
 
 
-def candidate_env(extra_sys_path: Sequence[str], base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a candidate: `extra_sys_path` first on PYTHONPATH, any old value after."""
+def candidate_env(
+    extra_sys_path: Sequence[str], base: dict[str, str] | None = None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a candidate: `extra` set, `extra_sys_path` first on PYTHONPATH, any old value after."""
     env = dict(os.environ if base is None else base)
+    env.update(extra or {})
     entries = [os.fspath(p) for p in extra_sys_path]
     if env.get("PYTHONPATH"):
         entries.append(env["PYTHONPATH"])

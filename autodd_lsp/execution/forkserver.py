@@ -221,7 +221,7 @@ class ForkServerBackend(Backend):
         self.skipped: dict[str, str] = {}  # preload name -> why it was not preloaded
         self.fallback: SubprocessBackend | None = None  # set when forking is impossible
         self.fallback_reason = ""
-        self._env = candidate_env(self.extra_sys_path)
+        self._env = candidate_env(self.extra_sys_path, extra=self.extra_env)
         self._running = RunningGroups()
         self._servers: list[Server | None] = [None] * self.jobs
         self._free_slots: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -329,6 +329,7 @@ class ForkServerBackend(Backend):
             jobs=self.jobs,
             extra_sys_path=self.extra_sys_path,
             output_limit=self.output_limit,
+            extra_env=self.extra_env,
         )
         if self._running.closed:
             self.fallback.close()

@@ -28,7 +28,7 @@ from autodd_lsp.execution.capture import (
 class SubprocessBackend(Backend):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._env = candidate_env(self.extra_sys_path)
+        self._env = candidate_env(self.extra_sys_path, extra=self.extra_env)
         self._running = RunningGroups()
 
     def run(

@@ -41,6 +41,9 @@ StatementsOf = Callable[[int], "frozenset[int] | None"]
 class Place:
     library_frame: tuple[str, int] | None  # innermost frame outside the program's file
     program_line: int | None  # line of the innermost frame in the program's file
+    # A crash's innermost native frame outside the runtime, when its dump shows one
+    # (`signals.py`): its binary's base name and `symbol+offset`.
+    native_frame: tuple[str, str] | None = None
 
     def describe(self) -> str:
         parts = []
@@ -48,6 +51,8 @@ class Place:
             parts.append(f"program line {self.program_line}")
         if self.library_frame is not None:
             parts.append(f"{self.library_frame[0]}:{self.library_frame[1]}")
+        if self.native_frame is not None:
+            parts.append(f"{self.native_frame[0]} at {self.native_frame[1]}")
         return ", ".join(parts) or "no frame"
 
 
@@ -68,27 +73,52 @@ def place_of(frames: Iterable[Frame], is_program: Callable[[str], bool]) -> Plac
     return Place(library, program)
 
 
-class Observer:
-    """Reads runs of one program: its failure lines and their places."""
+# Output lines -> the place of each line that has one (by index), given what is the program.
+PlacesOf = Callable[[list[str], Callable[[str], bool]], "dict[int, Place]"]
 
-    def __init__(self, message: str, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]):
+
+def traceback_places(lines: list[str], is_program: Callable[[str], bool]) -> dict[int, Place]:
+    """Each exception-text line's place, from its traceback (`tracebacks.py`)."""
+    return {index: place_of(stack, is_program) for index, stack in frames_of_lines(lines).items() if stack}
+
+
+class Observer:
+    """Reads runs of one program: its failure lines and their places.
+
+    By default a failure line shows `message` (`failure.matching_lines`) and its
+    place is its traceback's. Other kinds of failure bring their own: `find`
+    (output, text) -> the failure lines (a regular expression's matches, a
+    crash's `Fatal Python error` line, an exception line), `places` -> where
+    each line comes from (a traceback, a faulthandler dump).
+    """
+
+    def __init__(
+        self,
+        message: str | None,
+        is_program: Callable[[str], bool],
+        program_paths: Callable[[], tuple[str, ...]],
+        *,
+        find: Callable[[str, str], list[Match]] | None = None,
+        places: PlacesOf = traceback_places,
+    ):
         self.message = message
         self.is_program = is_program
         self.program_paths = program_paths
+        self._find = find if find is not None else (lambda output, text: matching_lines(output, message, text))
+        self._places = places
 
     def observations(self, output: str, text: str) -> list[Observation]:
-        """Every line showing the message for real, in output order."""
-        matches = matching_lines(output, self.message, text)
+        """Every line showing the failure for real, in output order."""
+        matches = self._find(output, text)
         if not matches:
             return []
-        frames = frames_of_lines(output.splitlines())
+        places = self._places(output.splitlines(), self.is_program)
         paths = self.program_paths()
-        return [self._observe(m, frames, paths) for m in matches]
+        return [self._observe(m, places, paths) for m in matches]
 
-    def _observe(self, match: Match, frames: dict[int, tuple[Frame, ...]], paths: tuple[str, ...]) -> Observation:
-        stack = frames.get(match.index)
-        place = place_of(stack, self.is_program) if stack else None
-        return Observation(match.line, normalize_line(match.line, paths), place)
+    def _observe(self, match: Match, places: dict[int, Place], paths: tuple[str, ...]) -> Observation:
+        normalized = "\n".join(normalize_line(part, paths) for part in match.line.split("\n"))
+        return Observation(match.line, normalized, places.get(match.index))
 
 
 class SameFailure:
@@ -119,7 +149,7 @@ class SameFailure:
 
     def _same_place(self, place: Place | None, statements_of: StatementsOf | None) -> bool:
         want = self.original.place
-        if place is None or place.library_frame != want.library_frame:
+        if place is None or place.library_frame != want.library_frame or place.native_frame != want.native_frame:
             return False
         if (place.program_line is None) != (want.program_line is None):
             return False
@@ -136,4 +166,4 @@ def stable(first: Observation, second: Observation | None) -> tuple[bool, bool]:
     return first.normalized == second.normalized, first.place == second.place
 
 
-__all__ = ["Observation", "Observer", "Place", "SameFailure", "place_of", "stable"]
+__all__ = ["Observation", "Observer", "Place", "SameFailure", "place_of", "stable", "traceback_places"]

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
+from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.oracle.signals import signal_name
 
 PROBE_TIMEOUT_S = 60.0
 NOT_RECORDED = "(not recorded)"
@@ -242,6 +244,17 @@ def bug_report(
     if environment is None:
         environment = probe_environment(summary.text, options.python, os.path.dirname(os.path.abspath(source_path)))
     source_name, output_name = os.path.basename(source_path), os.path.basename(output_path)
+    spec = FailureSpec.message(err_msg) if err_msg else options.spec
+    if spec.kind == "crash" and spec.value is None and summary.signal is not None:
+        spec = FailureSpec.crash(signal_name(summary.signal))  # any signal was asked for: name the one kept
+    # With a crash, Python's faulthandler shows where it happened.
+    run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shlex.quote(output_name)}"
+    if spec.kind == "message":
+        failure_lines = [f"The line showing {_inline(err_msg)}:", ""]
+    elif summary.original_failure_line or summary.final_failure_line:
+        failure_lines = [f"It {spec.sentence(options.timeout)}; the line showing its failure:", ""]
+    else:
+        failure_lines = [f"It {spec.sentence(options.timeout)}; it shows no failure line of its own."]
     original_line = summary.original_failure_line or NOT_RECORDED
     final_line = summary.final_failure_line or NOT_RECORDED
     o, f, s = summary.original, summary.final, summary.stats
@@ -255,7 +268,7 @@ def bug_report(
         "# Bug report",
         "",
         f"{_inline(output_name)} ({_lines(f.lines)}) fails like {_inline(source_name)} ({_lines(o.lines)}): "
-        f"{_shows(summary, err_msg)}",
+        f"{_shows(summary, spec, options.timeout)}",
         "",
         "## Reproducer",
         "",
@@ -265,14 +278,13 @@ def bug_report(
         "",
         "Run it with a fresh interpreter, in the folder that holds it:",
         "",
-        *_block(f"python {shlex.quote(output_name)}", "bash"),
+        *_block(run_command, "bash"),
         "",
         "## The failure",
         "",
-        f"The line showing {_inline(err_msg)}:",
-        "",
-        *_block(_aligned([(f"original ({source_name}):", original_line),
-                          (f"reproducer ({output_name}):", final_line)]), "text"),
+        *failure_lines,
+        *(_block(_aligned([(f"original ({source_name}):", original_line),
+                           (f"reproducer ({output_name}):", final_line)]), "text") if len(failure_lines) > 1 else []),
         "",
         "## Environment",
         "",
@@ -309,9 +321,11 @@ def _lines(count: int) -> str:
     return f"{count} line" if count == 1 else f"{count} lines"
 
 
-def _shows(summary: Summary, err_msg: str) -> str:
+def _shows(summary: Summary, spec: FailureSpec, timeout: float) -> str:
     line = summary.final_failure_line or summary.original_failure_line
-    return f"it shows {_inline(line)}." if line else f"it prints {_inline(err_msg)}."
+    if spec.kind == "message":
+        return f"it shows {_inline(line)}." if line else f"it prints {_inline(spec.value)}."
+    return f"it {spec.sentence(timeout)}" + (f", showing {_inline(line)}." if line else ".")
 
 
 def _environment_lines(environment: Environment) -> list[str]:

@@ -35,7 +35,8 @@ from autodd_lsp.engine import (
     Summary,
     UsageError,
 )
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs
+from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.files import atomic_write, beside_output_path
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.progress import RunProgress, describe_progress, reduction_percentage
@@ -78,6 +79,62 @@ def size_dict(size: Size) -> dict:
 
 def interpreter_exists(interpreter: str) -> bool:
     return os.path.isfile(interpreter) or shutil.which(interpreter) is not None
+
+
+# autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
+FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang")
+
+
+def failure_from_arguments(args: dict) -> FailureSpec | None:
+    """The failure `args` ask to keep (at most one of FAILURE_ARGUMENTS); None: ask the person.
+
+    errMsg / errRegex: a string; crash: true (any signal) or a signal's name ("SIGSEGV");
+    exitCode: a whole number; hang: true. An absent, null, false or "" one is not given.
+    """
+    given = [name for name in FAILURE_ARGUMENTS if args.get(name) not in (None, False, "")]
+    if len(given) > 1:
+        raise RunError(f"give one failure to keep ({', '.join(FAILURE_ARGUMENTS)}), not {' and '.join(given)}")
+    if not given:
+        return None
+    name, value = given[0], args[given[0]]
+    if name in ("errMsg", "errRegex"):
+        if not isinstance(value, str):
+            raise RunError(f"{name} must be a string")
+        spec = FailureSpec.message(value) if name == "errMsg" else FailureSpec.regex(value)
+    elif name == "crash":
+        if value is True:
+            spec = FailureSpec.crash()
+        elif isinstance(value, str):
+            spec = FailureSpec.crash(None if value.lower() == "any" else value)
+        else:
+            raise RunError("crash must be true (any signal) or a signal's name such as \"SIGSEGV\"")
+    elif name == "exitCode":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            raise RunError(f"exitCode must be a whole number, got {value!r}")
+        spec = FailureSpec.exit_code(int(value))
+    else:
+        if value is not True:
+            raise RunError("hang must be true")
+        spec = FailureSpec.hang()
+    try:
+        spec.validate()
+    except UsageError as error:
+        raise RunError(str(error).replace("--err-regex", "errRegex").replace("--crash", "crash")
+                       .replace("--exit-code", "exitCode")) from None
+    return spec
+
+
+def failure_arguments(spec: FailureSpec) -> dict:
+    """The autodd.minimize arguments that ask for `spec` (the inverse of failure_from_arguments)."""
+    if spec.kind == "message":
+        return {"errMsg": spec.value}
+    if spec.kind == "regex":
+        return {"errRegex": spec.value}
+    if spec.kind == "crash":
+        return {"crash": True if spec.value is None else str(spec.value)}
+    if spec.kind == "exit-code":
+        return {"exitCode": spec.value}
+    return {"hang": True}
 
 
 def as_arguments(args: tuple) -> dict:
@@ -171,17 +228,15 @@ class MinimizeRun:
             self.output_path = beside_output_path(self.source.path)
             self.output_uri = from_fs_path(self.output_path)
         await self.progress.begin("checking that the program fails", self.cancel)
-        err_msg = self.args.get("errMsg")
-        if err_msg is not None and not isinstance(err_msg, str):
-            raise RunError("errMsg must be a string")
-        if not err_msg:
-            err_msg = await self._ask_for_err_msg(options)
-            if err_msg is None:
+        failure = failure_from_arguments(self.args)
+        if failure is None:
+            failure = await self._ask_for_failure(options)
+            if failure is None:
                 return self._result("cancelled", "no failure chosen: nothing was minimized")
         if self.cancelled:
             return self._result("cancelled", self.stop_reason)
         reduce_options = ReduceOptions(
-            err_msg=err_msg,
+            failure=failure,
             backend=options.backend,
             timeout=options.timeout,
             jobs=options.jobs,
@@ -194,16 +249,20 @@ class MinimizeRun:
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)
 
-    async def _ask_for_err_msg(self, options: run_settings.RunSettings) -> str | None:
+    async def _ask_for_failure(self, options: run_settings.RunSettings) -> FailureSpec | None:
         self.progress.report("running the program once to see how it fails")
         result = await self.minimizer.run_probe(self.source, options, self.cancel_event)
         if self.cancelled:
             return None
-        suggestions = suggest_err_msgs(result.output, result.returncode)
-        if not suggestions:
+        messages = suggest_err_msgs(result.output, result.returncode)
+        # A choice's title is what the person sees: the message itself, or the failure without one in words.
+        choices = {message: FailureSpec.message(message) for message in messages}
+        for spec in suggest_kinds(result, with_messages=bool(messages)):
+            choices.setdefault(spec.describe(options.timeout), spec)
+        if not choices:
             raise RunError(
                 f"the program did not fail (exit code {result.returncode}); "
-                "give the error message to keep (errMsg). Its output ends with:\n"
+                "give the failure to keep (errMsg, errRegex, crash, exitCode or hang). Its output ends with:\n"
                 + output_tail(result.output, max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")
@@ -211,11 +270,11 @@ class MinimizeRun:
             types.ShowMessageRequestParams(
                 type=types.MessageType.Info,
                 message=f"AutoDD: which failure of {os.path.basename(self.source.path)} should the reduced program keep?",
-                actions=[types.MessageActionItem(title=s) for s in suggestions],
+                actions=[types.MessageActionItem(title=title) for title in choices],
             )
         )
         choice = await self._unless_cancelled(question)
-        return choice.title if choice is not None else None
+        return choices.get(choice.title) if choice is not None else None
 
     async def _unless_cancelled(self, awaitable):
         """The result of `awaitable`, or None as soon as the run is cancelled."""
@@ -332,8 +391,9 @@ class MinimizeRun:
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
         status = "cancelled" if summary.cancelled else "done"
         if not summary.cancelled:
+            spec = options.spec
             self.minimizer.finished[self.source.uri] = FinishedRun(
-                summary, self.source.path, self.output_path, options.err_msg, options
+                summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options
             )
         self._notify(types.MessageType.Info, f"AutoDD: {message} Result: {os.path.basename(self.output_path)}")
         return self._result(status, message, summary)

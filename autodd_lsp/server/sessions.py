@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
+from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs, suggest_kinds
 from autodd_lsp.report import bug_report, default_report_path, default_test_path, regression_test
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.minimize import (
@@ -27,6 +27,7 @@ from autodd_lsp.server.minimize import (
     RunError,
     SourceFile,
     as_arguments,
+    failure_arguments,
     interpreter_exists,
 )
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
@@ -88,9 +89,16 @@ class Minimizer:
             result = await self.run_probe(source, options, threading.Event())
         except (RunError, UsageError) as error:
             self._show_error(str(error))
-            return {"suggestions": [], "outputTail": "", "returncode": None, "error": str(error)}
+            return {"suggestions": [], "failures": [], "outputTail": "", "returncode": None, "error": str(error)}
+        suggestions = suggest_err_msgs(result.output, result.returncode)
         return {
-            "suggestions": suggest_err_msgs(result.output, result.returncode),
+            "suggestions": suggestions,
+            # Failures without a message the run shows (a signal, a hang, an exit status), with
+            # the autodd.minimize arguments that keep each.
+            "failures": [
+                {"title": spec.describe(options.timeout), "arguments": failure_arguments(spec)}
+                for spec in suggest_kinds(result, with_messages=bool(suggestions))
+            ],
             "outputTail": output_tail(result.output),
             "returncode": result.returncode,
         }

@@ -1,4 +1,5 @@
-"""The benchmark corpus: each case is a failing program and the message to keep.
+"""The benchmark corpus: each case is a failing program and the message to keep
+(or, for a failure without a message, our CLI's flags for it).
 
 Every program calls its entry point at module level (no __main__ guard),
 because the reference tool execs candidates with __name__ == "builtins".
@@ -25,6 +26,16 @@ class Case:
     builder: Callable[[Path], Path] | None = None
     # Modules the program imports; the harness skips the case if one is missing.
     needs: tuple[str, ...] = ()
+    # A failure without a message: our CLI's flags for it (e.g. ("--crash", "SIGSEGV")), in place
+    # of --err-msg, and the exit status a reproduction has (negative: killed by that signal).
+    # Only tools that take such flags run it (the reference keeps a message: not applicable).
+    flags: tuple[str, ...] = ()
+    returncode: int | None = None
+
+    @property
+    def failure(self) -> str:
+        """The failure to keep as the command line says it."""
+        return " ".join(self.flags) if self.flags else f"--err-msg {self.err_msg!r}"
 
     def materialize(self, folder: Path) -> Path:
         """Put a fresh copy of the program in `folder` and return its path."""
@@ -138,6 +149,17 @@ CASES = [
         description="config loader that warns about a deprecated key (UserWarning) and later "
         "raises a ValueError with the same words",
         source=CORPUS_DIR / "warning_and_error.py",
+    ),
+    # Failures without a message (issue 13).
+    Case(
+        name="crash_ctypes",
+        err_msg="",
+        flags=("--crash", "SIGSEGV"),
+        returncode=-11,
+        timeout=10,
+        description="records packed in a native buffer; a relocation table sends ctypes.string_at to "
+        "address 0 (SIGSEGV, no message)",
+        source=CORPUS_DIR / "crash_ctypes.py",
     ),
 ]
 
