@@ -170,6 +170,16 @@ class CandidateTester:
         judge: Callable[[RunResult], bool] | None = None,
     ) -> RunResult:
         """Write `data` (the file's bytes) at `path` and run it; `judge`, if given, is called before the run slot is freed."""
+        with self._staged_run(path, data, code, cancel):
+            with self._running:  # the others in flight end (or are cancelled) soon
+                result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
+                if judge is not None and not result.cancelled and judge(result):
+                    self._cancel_later_than(cancel)
+                return result
+
+    @contextlib.contextmanager
+    def _staged_run(self, path: str, data: bytes, code, cancel):
+        """`data` written at `path` and staged; `cancel` among the live candidates meanwhile."""
         with self._lock:
             if self._stopped:
                 cancel.set()
@@ -177,11 +187,7 @@ class CandidateTester:
         try:
             overwrite(path, data)
             self.backend.stage(path, code)
-            with self._running:  # the others in flight end (or are cancelled) soon
-                result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
-                if judge is not None and not result.cancelled and judge(result):
-                    self._cancel_later_than(cancel)
-                return result
+            yield
         finally:
             with self._lock:
                 self._live.discard(cancel)
@@ -257,18 +263,12 @@ class CandidateTester:
         The run permit is held from the first run to the decision: the next
         candidate, prepared meanwhile, waits as it waits for a single run.
         """
-        with self._lock:
-            if self._stopped:
-                cancel.set()
-            self._live.add(cancel)
-        try:
-            overwrite(path, data)
-            self.backend.stage(path, code)
+        with self._staged_run(path, data, code, cancel):
             with self._running:
                 failures = runs = 0
                 decision = None
                 while decision is None:
-                    result = self.backend.run(path, self.timeout, cancel, code=code)
+                    result = self.slots.unmasked(self.backend.run(path, self.timeout, cancel, code=code))
                     if result.cancelled:
                         return False, None
                     runs += 1
@@ -286,6 +286,3 @@ class CandidateTester:
                 if decision:
                     self._cancel_later_than(cancel)
                 return decision, runs
-        finally:
-            with self._lock:
-                self._live.discard(cancel)
