@@ -31,6 +31,9 @@ class Case:
     # Only tools that take such flags run it (the reference keeps a message: not applicable).
     flags: tuple[str, ...] = ()
     returncode: int | None = None
+    # An intermittent failure: a program reproduces if one of this many runs shows it, and our
+    # tool is given --repeat with it (the reference has no such option).
+    runs: int = 1
 
     @property
     def failure(self) -> str:
@@ -122,6 +125,14 @@ CASES = [
         description="site report that reads the CSV next to it (through __file__) and imports "
         "a sibling module; one reading is 'n/a'",
         builder=_build_data_beside,
+    ),
+    Case(
+        name="flaky_half",
+        err_msg="scheduled package before its needs",
+        timeout=10,
+        description="job scheduler whose race (an unseeded random choice) shows in about half the runs",
+        source=CORPUS_DIR / "flaky_half.py",
+        runs=20,
     ),
     # Slip cases: messages that other failures of the same program also show,
     # so a reducer that only keeps the words can end with another bug.
