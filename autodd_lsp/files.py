@@ -120,15 +120,22 @@ def private_tempdir(kind: str) -> str:
 
 def sweep_stale_tempdirs() -> None:
     """Remove the private folders of processes that are gone."""
-    root = tempfile.gettempdir()
+    sweep_stale(tempfile.gettempdir(), _OWNED, lambda path: shutil.rmtree(path, ignore_errors=True))
+
+
+def sweep_stale(folder: str, owned: re.Pattern[str], remove) -> None:
+    """`remove` each entry of `folder` whose name `owned` matches with a pid (group 1) that is gone."""
     try:
-        names = os.listdir(root)
+        names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        match = _OWNED.match(name)
+        match = owned.match(name)
         if match is not None and not process_alive(int(match.group(1))):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            try:
+                remove(os.path.join(folder, name))
+            except OSError:
+                pass
 
 
 def process_alive(pid: int) -> bool:

@@ -14,7 +14,7 @@ plain run.
 
 Nothing is left there: `remove()` deletes every slot file on every exit path of a
 run, and a run that was killed (SIGKILL, power loss) leaves files whose pid is
-dead, which the next run in that folder deletes first (`sweep_stale`).
+dead, which the next run in that folder deletes first (`sweep_stale_slots`).
 
 The private temporary folder is named after this process too, and swept the
 same way (`files.sweep_stale_tempdirs`).
@@ -35,7 +35,7 @@ import shutil
 from dataclasses import replace
 
 from autodd_lsp.execution import RunResult
-from autodd_lsp.files import private_tempdir, process_alive, sweep_stale_tempdirs
+from autodd_lsp.files import private_tempdir, sweep_stale, sweep_stale_tempdirs
 
 PREFIX = ".autodd-"
 _STALE = re.compile(r"^\.autodd-(\d+)-[a-z]+\d*-")
@@ -51,7 +51,7 @@ class JobSlots:
         self.paths: list[str] = []
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
         if beside is not None:
-            sweep_stale(beside)
+            sweep_stale_slots(beside)
             try:
                 self._claim(os.path.join(beside, self._hidden_name("probe")))
                 self.folder = beside
@@ -124,17 +124,6 @@ class JobSlots:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def sweep_stale(folder: str) -> None:
+def sweep_stale_slots(folder: str) -> None:
     """Delete the slot files of runs in `folder` whose process is gone (killed before cleaning up)."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        match = _STALE.match(name)
-        if match is None or process_alive(int(match.group(1))):
-            continue
-        try:
-            os.remove(os.path.join(folder, name))
-        except OSError:
-            pass
+    sweep_stale(folder, _STALE, os.remove)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from autodd_lsp.files import read_python_source
 from autodd_lsp.inlining.scopes import global_name_nodes
+from autodd_lsp.syntax.source import Source
 
 @dataclass(frozen=True)
 class Inlined:
@@ -104,14 +105,7 @@ def _resolve(state: _State, importer: _Module, module: str | None, level: int) -
 
 def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> str:
     """`text` with its top-level imports of local modules replaced by their code."""
-    source_lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in source_lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:
-        line = source_lines[lineno - 1] if lineno - 1 < len(source_lines) else ""
-        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", errors="replace"))
+    offset = Source(text, tree).offset
 
     patches: list[tuple[int, int, str]] = []
     renames: dict[str, str] = {}  # importer's global name -> new name
@@ -279,14 +273,7 @@ def _rename_module(text: str, tree: ast.Module, new_names: dict[str, str], modul
     """The module's text with its global names renamed, imports aliased, __name__/__file__ written out."""
     changed = {old: new for old, new in new_names.items() if old != new}
     specials = {"__name__": repr(module.name), "__file__": repr(module.path)}
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:
-        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
-        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", errors="replace"))
+    offset = Source(text, tree).offset
 
     patches: list[tuple[int, int, str]] = []
     for node in global_name_nodes(tree, set(changed) | set(specials)):
