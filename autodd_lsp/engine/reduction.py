@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Callable
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
@@ -291,7 +292,7 @@ class Reduction:
             ))
             return None
         try:
-            tree = ast.parse(inlined.text)
+            tree = parse(inlined.text)
         except (SyntaxError, ValueError):
             return None
         if parse_freeze(inlined.text).errors:
@@ -757,7 +758,7 @@ def _raises_itself(path: str, line: int) -> bool:
     """Whether the statement at `path`:`line` is a `raise` or an `assert` (the module's own check)."""
     try:
         with open(path, "rb") as handle:
-            tree = ast.parse(handle.read())
+            tree = parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return True  # unknown: keep the import
     return any(
@@ -768,7 +769,7 @@ def _raises_itself(path: str, line: int) -> bool:
 
 def _parse_or_explain(text: str, path: str) -> ast.Module:
     try:
-        return ast.parse(text, filename=path)
+        return parse(text, filename=path)
     except SyntaxError as error:
         raise UsageError(f"{path}:{error.lineno}:{error.offset}: syntax error: {error.msg}") from None
     except (ValueError, RecursionError) as error:

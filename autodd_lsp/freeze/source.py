@@ -12,6 +12,7 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.freeze.chunks import ChunkParser
 from autodd_lsp.syntax.chunks import Chunk, split_chunks, split_lines
 from autodd_lsp.syntax.source import first_line
@@ -74,7 +75,7 @@ def parse_python(text: str) -> ast.Module | Problem:
             # Invalid escape sequences etc. would print on every keystroke.
             warnings.simplefilter("ignore")
             # A byte-order mark is fine in a file but not in a str: parse without it.
-            return ast.parse(text[1:] if text.startswith(BOM) else text)
+            return parse(text[1:] if text.startswith(BOM) else text)
     except SyntaxError as error:
         return _syntax_problem(text, error)
     except ValueError as error:  # null bytes (Python < 3.12)

@@ -29,6 +29,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.files import read_python_source
 from autodd_lsp.inlining.scopes import global_name_nodes
 from autodd_lsp.syntax.source import Source
@@ -66,7 +67,7 @@ def inline_local_modules(text: str, path: str) -> Inlined:
     """`text` (the program at `path`) with its own top-level-imported modules inlined."""
     root = os.path.dirname(os.path.abspath(path))
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return Inlined(text)
     state = _State(root=root, taken=_names_used(tree) | set(dir(builtins)))
@@ -192,7 +193,7 @@ def _module_code(state: _State, module: _Module) -> str | None:
         return None
     try:
         text = read_python_source(module.path)
-        tree = ast.parse(text)
+        tree = parse(text)
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as error:
         state.kept.append((module.name, f"cannot be read: {error}"))
         return None
@@ -214,7 +215,7 @@ def _module_code(state: _State, module: _Module) -> str | None:
         state.taken.update(_names_used(tree))  # its inner names too: a later module must not shadow them
         state.done[module.path] = new_names
         body = _rewrite_importer(text, tree, module, state)  # its own local imports
-        body_tree = ast.parse(body)
+        body_tree = parse(body)
         body = _rename_module(body, body_tree, new_names, module)
     except _CannotInline as why:
         state.done.pop(module.path, None)

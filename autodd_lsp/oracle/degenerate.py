@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from collections import Counter, OrderedDict
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.chunks import recall, remember, split_chunks, split_lines
 
 SHAPE_TAKERS = frozenset(
@@ -108,7 +109,7 @@ class DegenerateCounter:
         found = recall(self._cache, text)
         if found is None:
             try:
-                found = degenerate_values(ast.parse(text))
+                found = degenerate_values(parse(text))
             except (SyntaxError, ValueError, RecursionError):
                 return None
             remember(self._cache, text, found, self.CACHE_SIZE)

@@ -39,6 +39,7 @@ import tokenize
 from dataclasses import dataclass
 from functools import cached_property
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.passes.base import PassContext, ReductionPass, register
 from autodd_lsp.passes.format import crosses_guard
 from autodd_lsp.syntax.patch import Edit, delete
@@ -97,7 +98,7 @@ def code_words(text: str) -> set[str]:
 def defined_names(text: str) -> set[str]:
     """Names of the functions and classes a program defines."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError):
         return set()
     return {

@@ -13,6 +13,7 @@ import io
 import tokenize
 from typing import Iterator
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
 from autodd_lsp.passes.base import PassContext, ReductionPass, annotations_of, register
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
@@ -56,7 +57,7 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False, sou
 
 def _placed_right(source: Source, node: ast.expr) -> bool:
     try:
-        parsed = ast.parse(source.segment(node).strip(), mode="eval").body
+        parsed = parse(source.segment(node).strip(), mode="eval").body
     except (SyntaxError, ValueError):
         return False
     return ast.dump(parsed) == ast.dump(node)
@@ -196,7 +197,7 @@ def literal_patch(source: Source, node: ast.expr, literal: str, quote: str = "pr
     literal = in_quotes(literal, quote)
     start, end = source.span(node)
     try:
-        value = ast.parse(literal, mode="eval").body
+        value = parse(literal, mode="eval").body
     except SyntaxError:
         return None
     text = literal if fits(value, literal, node) else f"({literal})"

@@ -38,6 +38,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
@@ -171,7 +172,7 @@ def imported_modules(text: str) -> list[str]:
     """Top-level names of the modules `text` imports (absolute imports, and
     `importlib.import_module` / `__import__` of a literal name), in order of appearance."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return []
     found: list[str] = []

@@ -8,6 +8,7 @@ import re
 import tokenize
 
 from dataclasses import dataclass
+from autodd_lsp.syntax.parsing import parse
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def count_lines(text: str) -> int:
 
 
 def size_of(text: str, tree: ast.AST | None = None, *, tokens: bool = False) -> Size:
-    tree = tree if tree is not None else ast.parse(text)
+    tree = tree if tree is not None else parse(text)
     return Size(
         lines=count_lines(text),
         nodes=count_nodes(tree),

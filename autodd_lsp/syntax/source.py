@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
+from autodd_lsp.syntax.parsing import parse
 
 Span = tuple[int, int]  # [start, end) character offsets into Source.text
 
@@ -17,7 +18,7 @@ Span = tuple[int, int]  # [start, end) character offsets into Source.text
 class Source:
     def __init__(self, text: str, tree: ast.Module | None = None) -> None:
         self.text = text
-        self.tree = tree if tree is not None else ast.parse(text)
+        self.tree = tree if tree is not None else parse(text)
         self.lines = text.splitlines(keepends=True)
         self.line_starts = _line_starts(self.lines)
 

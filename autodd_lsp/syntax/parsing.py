@@ -1,0 +1,22 @@
+"""`ast.parse` for a program with several threads: one at a time.
+
+CPython 3.11's conversion of a parsed tree to Python objects keeps its recursion
+depth in state that all threads share (CPython issue gh-106905): two threads
+parsing at once can fail with `SystemError: AST constructor recursion depth
+mismatch`. The engine parses in its main thread (passes) and in its job
+threads (freeze checks, degenerate values, probes) at the same time, so every
+parse in AutoDD goes through this lock. A parse takes milliseconds; the lock
+costs nothing measurable next to running candidates.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+
+_LOCK = threading.Lock()
+
+
+def parse(source, filename: str = "<unknown>", mode: str = "exec", **options) -> ast.AST:
+    with _LOCK:
+        return ast.parse(source, filename, mode, **options)
