@@ -202,6 +202,13 @@ class CandidateTester:
         self.backend.stage(path, code)
         return self.slots.unmasked(self.backend.run(path, self.timeout, cancel, code=code))
 
+    def _frozen_ran(self, path: str, text: str, cancel) -> bool | None:
+        """Whether the probed `text` runs every frozen region the original ran; None if cancelled."""
+        probe = self.run_probed(path, text, cancel)
+        if probe is not None and probe.cancelled:
+            return None
+        return probe is not None and self.frozen.satisfied(probe.output)
+
     def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?
 
@@ -241,9 +248,8 @@ class CandidateTester:
                 nonlocal verdict, probe_cancelled
                 verdict = self.judge.is_interesting(result, text, statements_of)
                 if verdict and self.frozen is not None:
-                    probe = self.run_probed(path, text, cancel)
-                    probe_cancelled = probe is not None and probe.cancelled
-                    verdict = probe is not None and not probe.cancelled and self.frozen.satisfied(probe.output)
+                    ran = self._frozen_ran(path, text, cancel)
+                    probe_cancelled, verdict = ran is None, bool(ran)
                 return verdict
 
             result = self._run_at(path, data, code, self.timeout, cancel, judge=judge)
@@ -279,10 +285,10 @@ class CandidateTester:
                         break
                     decision = self.rate_test.decide(failures, runs)
                 if decision and self.frozen is not None:
-                    probe = self.run_probed(path, text, cancel)
-                    if probe is not None and probe.cancelled:
+                    ran = self._frozen_ran(path, text, cancel)
+                    if ran is None:
                         return False, None
-                    decision = probe is not None and self.frozen.satisfied(probe.output)
+                    decision = ran
                 if decision:
                     self._cancel_later_than(cancel)
                 return decision, runs

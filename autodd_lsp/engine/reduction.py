@@ -429,9 +429,7 @@ class Reduction:
             return True
         if seen.place.program_line is None:
             return True
-        statements = [node for node in ast.walk(self._tree) if isinstance(node, ast.stmt)]
-        failing = self._original_statements.of_line(seen.place.program_line)
-        return not any(isinstance(statements[i], (ast.Raise, ast.Assert)) for i in failing)
+        return not _own_check(self._tree, seen.place.program_line)
 
     def _record_values(self, slots: JobSlots) -> None:
         """The original's values (see autodd_lsp.values), in the background; passes that use them wait.
@@ -657,9 +655,10 @@ class Reduction:
                 if runs:
                     self._final_observation = observed
                 if failures and checker.frozen is not None:
-                    probe = checker.run(checker.frozen.probe(text) or text, self.options.timeout, checker.new_cancel_event())
-                    if probe.cancelled or not checker.frozen.satisfied(probe.output):
-                        failures = 0
+                    probed = checker.frozen.probe(text)
+                    probe = None if probed is None else checker.run(probed, self.options.timeout, checker.new_cancel_event())
+                    if probe is None or probe.cancelled or not checker.frozen.satisfied(probe.output):
+                        failures = 0  # the frozen code no longer runs (or cannot be probed)
                 return FailureRate(failures, runs)
 
             last = len(self._history) - 1
@@ -755,12 +754,17 @@ def top_level_imports(tree: ast.Module) -> list[str]:
 
 
 def _raises_itself(path: str, line: int) -> bool:
-    """Whether the statement at `path`:`line` is a `raise` or an `assert` (the module's own check)."""
+    """Whether the statement at `path`:`line` is the module's own check (see `_own_check`)."""
     try:
         with open(path, "rb") as handle:
             tree = parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return True  # unknown: keep the import
+    return _own_check(tree, line)
+
+
+def _own_check(tree: ast.AST, line: int) -> bool:
+    """Whether a `raise` or an `assert` of `tree` spans `line`: the program reports the failure itself."""
     return any(
         isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= node.end_lineno
         for node in ast.walk(tree)
