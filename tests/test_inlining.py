@@ -140,14 +140,73 @@ def test_the_server_setting_is_checked():
         settings.merge(settings.defaults(), {"keepImports": "yes"})
 
 
-def test_a_failure_raised_by_the_modules_own_check_keeps_its_import(tmp_path):
-    """Inlined, `raise` in the module would be the program's, and the reproducer could be the bare raise."""
+def test_a_failure_raised_by_the_modules_own_check_is_inlined_with_the_check_frozen(tmp_path, no_leftovers):
+    """Inlined, `raise` in the module becomes the program's: its guard is frozen, so the reproducer
+    cannot shrink to the bare raise; it must still make the module's check fire."""
     folder = write(tmp_path, {
         "checks.py": "def check(n):\n    if n > 3:\n        raise ValueError(f'too big: {n}')\n    return n\n",
-        "main.py": "import checks\nfor n in range(6):\n    checks.check(n)\n",
+        "main.py": "import checks\nimport os\nprint(os.getcwd())\nfor n in range(6):\n    checks.check(n)\n",
     })
     events = []
     source = folder / "main.py"
     summary = Reduction(source.read_text(), str(source), ReduceOptions(err_msg="too big", cwd=str(folder)), events.append).run()
-    assert summary.verified and "checks.check(" in summary.text
-    assert any("own raise or assert" in e.message for e in events if isinstance(e, Notice))
+    assert summary.verified and "import checks" not in summary.text
+    assert "if n > 3:  # autodd: freeze (the check from checks.py:3 that raises the failure)" in summary.text
+    assert "for n in range(6)" in summary.text and "getcwd" not in summary.text
+    assert any("its check at checks.py:3 is frozen" in e.message for e in events if isinstance(e, Notice))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "repro.py").write_text(summary.text)
+    assert "ValueError: too big: 4" in run_standalone(alone / "repro.py")
+
+
+def test_freeze_check_picks_the_guard():
+    from autodd_lsp.inlining import freeze_check
+
+    text = "def f(x):\n    y = x\n    if y:\n        if x > 1:\n            raise ValueError(x)\n    assert x, 'no'\n"
+    frozen = freeze_check(text, 5, "m.py:5")
+    assert frozen.splitlines()[3] == "        if x > 1:  # autodd: freeze (the check from m.py:5 that raises the failure)"
+    assert freeze_check(text, 6, "m.py:6").splitlines()[5].startswith("    assert x, 'no'  # autodd: freeze")
+    assert freeze_check("def f():\n    raise KeyError(1)\n", 2, "m.py:2").splitlines()[1].endswith("raises the failure)")
+    assert freeze_check(text, 2, "m.py:2") is None  # not a raise
+
+
+STAR_AND_PACKAGES = {
+    "pkg/__init__.py": "REGISTRY = {}\ndef register(name):\n    REGISTRY[name] = len(REGISTRY)\n    return REGISTRY[name]\n",
+    "pkg/sub/__init__.py": '"""Only a docstring: nothing to run."""\n',
+    "pkg/sub/ops.py": "from .. import register\nSLOT = register('ops')\ndef scale(x):\n    return x * 2\n",
+    "helpers.py": "__all__ = ['tile', 'BLOCK']\nBLOCK = 16\ndef tile(n):\n    return n // BLOCK\ndef _private():\n    pass\n",
+    "main.py": (
+        "import pkg.sub.ops\n"
+        "from helpers import *\n"
+        "import pkg\n"
+        "print(pkg.sub.ops.scale(3), pkg.sub.ops.SLOT, pkg.REGISTRY, tile(64), BLOCK)\n"
+        "raise KeyError(pkg.REGISTRY['missing'])\n"
+    ),
+}
+
+
+def test_star_imports_dotted_imports_and_package_init_code_are_inlined(tmp_path):
+    folder = write(tmp_path, STAR_AND_PACKAGES)
+    result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
+    assert result.kept == ()
+    assert [os.path.relpath(m, folder) for m in result.modules] == ["pkg/__init__.py", "pkg/sub/ops.py", "helpers.py"]
+    assert "import" not in result.text
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "main.py").write_text(result.text)
+    output = run_standalone(alone / "main.py")
+    assert output.splitlines()[0] == "6 0 {'ops': 0} 4 16"  # the package's __init__ ran first, once
+    assert "KeyError: 'missing'" in output
+
+
+def test_a_star_import_that_would_mix_names_keeps_its_import(tmp_path):
+    folder = write(tmp_path, {"helpers.py": "def tile(n):\n    return n\n", "main.py": "from helpers import *\ndef tile(n):\n    return 0\nprint(tile(3))\n"})
+    result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
+    assert result.modules == () and "both define tile" in result.kept[0][1]
+
+
+def test_a_dotted_module_used_as_a_value_keeps_its_import(tmp_path):
+    folder = write(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": "X = 1\n", "main.py": "import pkg.ops\nprint(vars(pkg.ops))\n"})
+    result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
+    assert result.modules == () and "pkg.ops is used as a value" in result.kept[0][1]

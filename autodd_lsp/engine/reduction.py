@@ -43,7 +43,7 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.inlining import inline_local_modules
+from autodd_lsp.inlining import freeze_check, inline_local_modules
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
@@ -283,16 +283,10 @@ class Reduction:
             return None
         names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in inlined.modules)
         frame = first.place.library_frame if first is not None and first.place else None
-        if frame is not None and frame[0] in inlined.modules and _raises_itself(*frame):
-            # Inlined, the module's own `raise` would be the program's: a reproducer could shrink to
-            # the bare statement, where now it must reach that file and line.
-            self._emit(Notice(
-                f"{names} not inlined: the failure is raised by {os.path.basename(frame[0])}'s own "
-                "raise or assert, whose place must stay as it is (the reproducer keeps that import)"
-            ))
-            return None
+        # The module's own `raise`/`assert` raises the failure: inlined, its check is frozen (inlining/checks.py)
+        own_check = frame is not None and frame[0] in inlined.modules and _raises_itself(*frame)
         try:
-            tree = parse(inlined.text)
+            parse(inlined.text)
         except (SyntaxError, ValueError):
             return None
         if parse_freeze(inlined.text).errors:
@@ -307,9 +301,21 @@ class Reduction:
             shown = seen.line.strip() if seen is not None else _tail(result.output, 1) or "no output"
             self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
             return None
-        self._rebase(inlined.text, tree)
-        self._emit(Notice(f"inlined {names}: the reproducer will be one file"))
-        self._emit(Accepted(inlined.text, self._best_size, self._stats()))  # the first reproducer, one file
+        text = inlined.text
+        if own_check:
+            origin = f"{os.path.relpath(frame[0], os.path.dirname(self.path))}:{frame[1]}"
+            line = seen.place.program_line if seen is not None and seen.place else None
+            text = freeze_check(text, line, origin) if line is not None else None
+            if text is None or parse_freeze(text).errors:
+                self._emit(Notice(
+                    f"{names} not inlined: the failure is raised by {os.path.basename(frame[0])}'s own "
+                    "raise or assert, which could not be frozen once inlined (the reproducer keeps that import)"
+                ))
+                return None
+        self._rebase(text, parse(text))
+        kept = f"; its check at {origin} is frozen" if own_check else ""
+        self._emit(Notice(f"inlined {names}: the reproducer will be one file{kept}"))
+        self._emit(Accepted(text, self._best_size, self._stats()))  # the first reproducer, one file
         return result, oracle, seen
 
     def _rebase(self, text: str, tree: ast.Module) -> None:

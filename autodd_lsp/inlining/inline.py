@@ -8,15 +8,18 @@ top level of the program is written into it, where the import stood:
 * its top-level names keep their names, unless they would collide with a name
   used elsewhere (then `module_name`); every use that resolves to them is
   renamed (`scopes.py` follows Python's scoping rules);
-* `import m` / `import m as x` goes, and `x.name` becomes the (new) name;
-  `from m import a as b` goes, and `b` becomes `a`'s (new) name;
+* `import m` / `import m as x` goes, and `x.name` becomes the (new) name
+  (`import a.b`: `a.b.name` and `a.name`); `from m import a as b` goes, and `b`
+  becomes `a`'s (new) name; `from m import *` binds m's exported names;
 * the module's own local imports are inlined first, the same way (relative
-  imports in packages too); `__name__` and `__file__` in it become its name and
-  its path as strings, so an `if __name__ == "__main__":` in it stays dead.
+  imports in packages too), and a package's `__init__.py` before its first
+  submodule; `__name__` and `__file__` in it become its name and its path as
+  strings, so an `if __name__ == "__main__":` in it stays dead.
 
 A module used in any other way (passed as a value, an attribute set on it from a
-function, `from m import *`, imported inside a function, a `__future__` import of
-its own) keeps its import: `Inlined.kept` says which and why. The user's files
+function, a star import whose names the program defines too, imported inside a
+function, a `__future__` import of its own) keeps its import: `Inlined.kept`
+says which and why. The user's files
 are only read. The engine runs the inlined program before reducing it and uses
 it only if it fails as the original does.
 """
@@ -70,9 +73,11 @@ def inline_local_modules(text: str, path: str) -> Inlined:
         tree = parse(text)
     except SyntaxError:
         return Inlined(text)
-    state = _State(root=root, taken=_names_used(tree) | set(dir(builtins)))
+    me = _Module(os.path.abspath(path), "__main__", root)
+    state = _State(root=root, taken=set(dir(builtins)))
+    state.taken |= _names_used(tree) - _imported_only(tree, me, state)
     try:
-        new_text = _rewrite_importer(text, tree, _Module(os.path.abspath(path), "__main__", root), state)
+        new_text = _rewrite_importer(text, tree, me, state)
     except _CannotInline as why:
         return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
@@ -91,7 +96,10 @@ def _resolve(state: _State, importer: _Module, module: str | None, level: int) -
             base = os.path.dirname(base)
     else:
         base = state.root
-    if not module:
+    if not module:  # `from .. import name`: the package itself
+        init = os.path.join(base, "__init__.py")
+        if level and os.path.isfile(init) and os.path.abspath(init).startswith(state.root + os.sep):
+            return os.path.abspath(init), os.path.relpath(base, state.root).replace(os.sep, ".")
         return None
     parts = module.split(".")
     candidate = os.path.join(base, *parts)
@@ -134,17 +142,14 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
     pieces: list[str] = []
     plan: list[tuple[ast.alias, tuple[str, str], str | None]] = []  # alias, module found, name imported from it
     for alias in statement.names:
-        if alias.name == "*":
-            return None
+        if alias.name == "*":  # `from m import *`: every name m exports
+            plan.append((alias, _resolve(state, me, statement.module, statement.level), "*"))
+            continue
         if isinstance(statement, ast.Import):
-            found = _resolve(state, me, alias.name, 0)
-            if found is not None and "." in alias.name and not alias.asname:
-                found = None  # `import a.b` binds the package `a`
-            plan.append((alias, found, None))
+            plan.append((alias, _resolve(state, me, alias.name, 0), None))
             continue
         module = statement.module
-        qualified = f"{module}.{alias.name}" if module else alias.name
-        submodule = _resolve(state, me, qualified, statement.level)  # `from pkg import mod`
+        submodule = _resolve(state, me, _qualified(statement, alias), statement.level)  # `from pkg import mod`
         if submodule is not None:
             plan.append((alias, submodule, None))
         else:
@@ -155,23 +160,92 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
         state.kept.append((_statement_modules(statement), "its import statement also imports other modules"))
         return None
     for alias, found, name in plan:
-        bound = alias.asname or alias.name
+        bound = _bound_name(alias)
         if name is None and not _only_attribute_uses(tree, bound):
             state.kept.append((found[1], f"{bound} is used as a value, not only as {bound}.name"))
             return None
+        if name == "*":
+            clash = sorted(_exported(found[0]) & _top_level_names(tree, skip=statement))
+            if clash:
+                state.kept.append((found[1], f"`from {found[1]} import *` and the program both define {clash[0]}"))
+                return None
     for alias, found, name in plan:
-        bound = alias.asname or alias.name
-        code = _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
-        if code is None or (name is not None and name not in state.done[found[0]]):
+        bound = _bound_name(alias)
+        inits = _package_inits(state, found[0])
+        code = None if inits is None else _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
+        if code is None or (name not in (None, "*") and name not in state.done[found[0]]):
             if code is not None:
                 state.kept.append((found[1], f"{name} is not one of its top-level names"))
             return None if not pieces else _give_up()
+        pieces.extend(inits)
         pieces.append(code)
-        if name is None:
-            attribute_modules[bound] = state.done[found[0]]
+        names = state.done[found[0]]
+        if name == "*":
+            exported = _exported(found[0])
+            if not exported <= names.keys():
+                raise _CannotInline(f"its __all__ names {sorted(exported - names.keys())[0]}, which it does not define")
+            renames.update({n: names[n] for n in exported})
+        elif name is None and not alias.asname and "." in alias.name:
+            # `import a.b` binds the package `a`: `a.b.x` is b's x, `a.y` the package's y
+            _nest(attribute_modules, alias.name.split("."), names, state)
+        elif name is None:  # keeping what an earlier `import a.b` nested in `a`
+            nested = {k: v for k, v in attribute_modules.get(bound, {}).items() if isinstance(v, dict)}
+            attribute_modules[bound] = {**names, **nested}
         else:
-            renames[bound] = state.done[found[0]][name]
+            renames[bound] = names[name]
     return "".join(pieces).rstrip("\n")
+
+
+def _bound_name(alias: ast.alias) -> str:
+    """The name an import binds: `import a.b` binds `a`."""
+    return alias.asname or alias.name.split(".")[0]
+
+
+def _exported(path: str) -> set[str]:
+    """The names `from m import *` binds: m's `__all__` when it is a literal, else its public names."""
+    try:
+        tree = parse(read_python_source(path))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets
+        ):
+            try:
+                names = ast.literal_eval(statement.value)
+            except ValueError:
+                raise _CannotInline("its __all__ is computed") from None
+            return {str(n) for n in names}
+    return {n for n in _top_level_names(tree) if not n.startswith("_")}
+
+
+def _package_inits(state: _State, path: str) -> list[str] | None:
+    """The code of the packages' `__init__.py` above `path` that has not run yet, outermost first:
+    Python runs them before the module. None: one of them cannot be inlined."""
+    chain, folder = [], os.path.dirname(path)
+    while folder.startswith(state.root + os.sep) and os.path.isfile(os.path.join(folder, "__init__.py")):
+        if os.path.join(folder, "__init__.py") != path:
+            chain.append(folder)
+        folder = os.path.dirname(folder)
+    pieces = []
+    for folder in reversed(chain):
+        name = os.path.relpath(folder, state.root).replace(os.sep, ".")
+        code = _module_code(state, _Module(os.path.join(folder, "__init__.py"), name, folder))
+        if code is None:
+            return None
+        pieces.append(code)
+    return pieces
+
+
+def _nest(attribute_modules: dict, parts: list[str], names: dict[str, str], state: _State) -> None:
+    """After `import a.b.c`: `a` maps to the package's names, with `b` (and in it `c`) nested."""
+    level = attribute_modules
+    for depth, part in enumerate(parts[:-1], 1):
+        init = os.path.join(state.root, *parts[:depth], "__init__.py")
+        existing = level.get(part)
+        level[part] = dict(existing) if isinstance(existing, dict) else dict(state.done.get(init, {}))
+        level = level[part]
+    level[parts[-1]] = names
 
 
 def _give_up():
@@ -197,6 +271,9 @@ def _module_code(state: _State, module: _Module) -> str | None:
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as error:
         state.kept.append((module.name, f"cannot be read: {error}"))
         return None
+    if all(_is_docstring(s) for s in tree.body):  # an empty `__init__.py`: nothing to run
+        state.done[module.path] = {}
+        return ""
     state.active.add(module.path)
     try:
         names = _top_level_names(tree)
@@ -212,10 +289,13 @@ def _module_code(state: _State, module: _Module) -> str | None:
                     new += "_"
             new_names[name] = new
         state.taken.update(new_names.values())
-        state.taken.update(_names_used(tree))  # its inner names too: a later module must not shadow them
+        # its inner names too: a later module must not shadow them (names it imports from one are that one's)
+        state.taken.update(_names_used(tree) - _imported_only(tree, module, state))
         state.done[module.path] = new_names
         body = _rewrite_importer(text, tree, module, state)  # its own local imports
         body_tree = parse(body)
+        for gone in names - _top_level_names(body_tree):  # bound by an import that was inlined:
+            del new_names[gone]  # its uses now name the other module's global
         body = _rename_module(body, body_tree, new_names, module)
     except _CannotInline as why:
         state.done.pop(module.path, None)
@@ -225,6 +305,53 @@ def _module_code(state: _State, module: _Module) -> str | None:
         state.active.discard(module.path)
     state.order.append(module.path)
     return body if body.endswith("\n") else body + "\n"
+
+
+def _imported_only(tree: ast.Module, me: _Module, state: _State) -> set[str]:
+    """Names that `tree` binds only by `from <local module> import ...`: once inlined they are that
+    module's own names, so they do not make its names collide."""
+    imported: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module != "__future__":
+            found = _resolve(state, me, statement.module, statement.level)
+            for alias in statement.names:
+                if alias.name == "*":
+                    if found is not None:
+                        imported |= _exported_or_none(found[0])
+                elif found is not None or _resolve(state, me, _qualified(statement, alias), statement.level):
+                    imported.add(alias.asname or alias.name)
+    if not imported:
+        return imported
+    bound_elsewhere: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node in tree.body:
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound_elsewhere.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound_elsewhere.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound_elsewhere.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound_elsewhere.add(_bound_name(node))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound_elsewhere.update(node.names)
+    return imported - bound_elsewhere
+
+
+def _qualified(statement: ast.ImportFrom, alias: ast.alias) -> str:
+    return f"{statement.module}.{alias.name}" if statement.module else alias.name
+
+
+def _exported_or_none(path: str) -> set[str]:
+    try:
+        return _exported(path)
+    except _CannotInline:
+        return set()
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
 
 
 def _names_used(tree: ast.AST) -> set[str]:
@@ -244,9 +371,11 @@ def _names_used(tree: ast.AST) -> set[str]:
     return names
 
 
-def _top_level_names(tree: ast.Module) -> set[str]:
+def _top_level_names(tree: ast.Module, skip: ast.stmt | None = None) -> set[str]:
     names: set[str] = set()
     for statement in tree.body:
+        if statement is skip:
+            continue
         for node in _bindings(statement):
             names.add(node)
     return names
@@ -326,15 +455,20 @@ def _rename_patches(tree: ast.Module, renames: dict[str, str], attribute_modules
         if not isinstance(node, ast.Name):
             continue
         if node.id in attribute_modules:
-            parent = parents.get(node)
-            if not (isinstance(parent, ast.Attribute) and parent.value is node):
-                raise _CannotInline(f"{node.id} is used as a value")
-            names = attribute_modules[node.id]
-            if parent.attr not in names:
-                raise _CannotInline(f"{node.id}.{parent.attr} is not one of its top-level names")
+            names, expr, dotted = attribute_modules[node.id], node, node.id
+            while True:  # `a.b.x` after `import a.b`: follow the nested modules
+                parent = parents.get(expr)
+                if not (isinstance(parent, ast.Attribute) and parent.value is expr):
+                    raise _CannotInline(f"{dotted} is used as a value")
+                if parent.attr not in names:
+                    raise _CannotInline(f"{dotted}.{parent.attr} is not one of its top-level names")
+                value, dotted = names[parent.attr], f"{dotted}.{parent.attr}"
+                if not isinstance(value, dict):
+                    break
+                names, expr = value, parent
             start = offset(parent.lineno, parent.col_offset)
             end = offset(parent.end_lineno, parent.end_col_offset)
-            patches.append((start, end, names[parent.attr]))
+            patches.append((start, end, value))
         elif node.id in renames and renames[node.id] != node.id:
             start = offset(node.lineno, node.col_offset)
             end = offset(node.end_lineno, node.end_col_offset)
@@ -371,7 +505,7 @@ def _check_local_imports_elsewhere(tree: ast.Module, me: _Module, state: _State,
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
-                if isinstance(inner, ast.Import) and any(a.name in attribute_modules for a in inner.names):
+                if isinstance(inner, ast.Import) and any(_bound_name(a) in attribute_modules for a in inner.names):
                     raise _CannotInline("it is imported inside a function too")
 
 
