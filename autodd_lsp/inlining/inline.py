@@ -77,7 +77,7 @@ def inline_local_modules(text: str, path: str) -> Inlined:
     state = _State(root=root, taken=set(dir(builtins)))
     state.taken |= _names_used(tree) - _imported_only(tree, me, state)
     try:
-        new_text = _rewrite_importer(text, tree, me, state)
+        new_text, _ = _rewrite_importer(text, tree, me, state)
     except _CannotInline as why:
         return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
@@ -112,8 +112,9 @@ def _resolve(state: _State, importer: _Module, module: str | None, level: int) -
 # -- rewriting an importer -------------------------------------------------------------
 
 
-def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> str:
-    """`text` with its top-level imports of local modules replaced by their code."""
+def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> tuple[str, dict[str, str]]:
+    """`text` with its top-level imports of local modules replaced by their code, and the names
+    those imports bound, mapped to the inlined modules' names for them."""
     offset = Source(text, tree).offset
 
     patches: list[tuple[int, int, str]] = []
@@ -129,10 +130,10 @@ def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -
         end = offset(statement.end_lineno, statement.end_col_offset)
         patches.append((start, end, replacement))
     if not patches:
-        return text
+        return text, renames
     _check_local_imports_elsewhere(tree, me, state, attribute_modules)
     patches.extend(_rename_patches(tree, renames, attribute_modules, offset))
-    return _apply(text, patches)
+    return _apply(text, patches), renames
 
 
 def _inline_statement(statement, tree, me: _Module, state: _State, renames, attribute_modules) -> str | None:
@@ -279,24 +280,22 @@ def _module_code(state: _State, module: _Module) -> str | None:
         names = _top_level_names(tree)
         if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
             raise _CannotInline("it has a __future__ import of its own")
-        new_names = {}
-        for name in sorted(names):
-            new = name
-            if name in state.taken:
-                stem = os.path.splitext(os.path.basename(module.path))[0].replace("-", "_")
-                new = f"{stem}_{name}"
-                while new in state.taken:
-                    new += "_"
-            new_names[name] = new
-        state.taken.update(new_names.values())
-        # its inner names too: a later module must not shadow them (names it imports from one are that one's)
-        state.taken.update(_names_used(tree) - _imported_only(tree, module, state))
+        # Names it binds by importing another local module are that module's: they reserve nothing.
+        via_import = _imported_only(tree, module, state)
+        new_names = {name: _fresh_name(state, module, name) for name in sorted(names - via_import)}
+        # its inner names too: a later module must not shadow them
+        state.taken.update(_names_used(tree) - via_import)
         state.done[module.path] = new_names
-        body = _rewrite_importer(text, tree, module, state)  # its own local imports
+        body, imported = _rewrite_importer(text, tree, module, state)  # its own local imports
         body_tree = parse(body)
-        for gone in names - _top_level_names(body_tree):  # bound by an import that was inlined:
-            del new_names[gone]  # its uses now name the other module's global
+        still = _top_level_names(body_tree)
+        by_imports = {n for st in body_tree.body if isinstance(st, ast.ImportFrom) for n in _bindings(st)}
+        for name in sorted(names & via_import & by_imports):  # its import was kept: a name of its own
+            new_names[name] = _fresh_name(state, module, name)
+        for gone in names - still:  # bound by an import that was inlined: its uses name the other
+            new_names.pop(gone, None)  # module's global now, and so does `module.gone`
         body = _rename_module(body, body_tree, new_names, module)
+        state.done[module.path] = {**new_names, **{n: imported[n] for n in names - new_names.keys() if n in imported}}
     except _CannotInline as why:
         state.done.pop(module.path, None)
         state.kept.append((module.name, str(why)))
@@ -323,8 +322,9 @@ def _imported_only(tree: ast.Module, me: _Module, state: _State) -> set[str]:
     if not imported:
         return imported
     bound_elsewhere: set[str] = set()
+    own = {id(alias) for s in tree.body if isinstance(s, ast.ImportFrom) for alias in s.names}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node in tree.body:
+        if isinstance(node, ast.alias) and id(node) in own:
             continue
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound_elsewhere.add(node.id)
@@ -348,6 +348,18 @@ def _exported_or_none(path: str) -> set[str]:
         return _exported(path)
     except _CannotInline:
         return set()
+
+
+def _fresh_name(state: _State, module: _Module, name: str) -> str:
+    """`name`, or `module_name` when another module or the program uses it; reserved."""
+    new = name
+    if name in state.taken:
+        stem = module.name.rsplit(".", 1)[-1].replace("-", "_")  # a package's own name for its __init__
+        new = f"{stem}_{name}"
+        while new in state.taken:
+            new += "_"
+    state.taken.add(new)
+    return new
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

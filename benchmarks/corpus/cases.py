@@ -63,6 +63,13 @@ def _build_data_beside(folder: Path) -> Path:
     return folder / "site_report.py"
 
 
+def _build_package_check(folder: Path) -> Path:
+    """The sweep script with the `tiles` package it imports beside it."""
+    shutil.copytree(CORPUS_DIR / "package_check", folder, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return folder / "sweep.py"
+
+
 def _build_quick(folder: Path) -> Path:
     from benchmarks.corpus import build_quick_case
 
@@ -125,6 +132,14 @@ CASES = [
         description="site report that reads the CSV next to it (through __file__) and imports "
         "a sibling module; one reading is 'n/a'",
         builder=_build_data_beside,
+    ),
+    Case(
+        name="package_check",
+        err_msg="bytes of shared memory",
+        timeout=10,
+        description="shape sweep over the project's own `tiles` package (an __init__ with re-exports, "
+        "relative imports); the package's own check raises the failure",
+        builder=_build_package_check,
     ),
     Case(
         name="flaky_half",
