@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from autodd_lsp.freeze import Span, apply_edits, freeze_edits, parse_freeze, unfreeze_edits
+from autodd_lsp.freeze import TextRange, apply_edits, freeze_edits, parse_freeze, unfreeze_edits
 from autodd_lsp.freeze import parse as parse_module
 
 
@@ -13,7 +13,7 @@ def src(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def regions(text: str) -> list[tuple[str, Span]]:
+def regions(text: str) -> list[tuple[str, TextRange]]:
     info = parse_freeze(text)
     assert info.syntax_error is None
     return [(r.form, r.span) for r in info.regions]
@@ -39,7 +39,7 @@ def test_text_without_annotations_costs_nothing_and_finds_nothing():
 
 def test_line_comment_freezes_its_statement():
     text = "a = 1\nb = f(a)  # autodd: freeze\nc = 2\n"
-    assert regions(text) == [("line", Span(2, 0, 2, 8))]
+    assert regions(text) == [("line", TextRange(2, 0, 2, 8))]
     assert parse_freeze(text).problems == []
 
 
@@ -48,11 +48,11 @@ def test_line_comment_freezes_its_statement():
     ["# autodd: freeze", "#autodd:freeze", "#  autodd :  freeze", "#\tautodd:\tfreeze", "# autodd: freeze  because"],
 )
 def test_whitespace_variations(comment):
-    assert regions(f"x = 1  {comment}\n") == [("line", Span(1, 0, 1, 5))]
+    assert regions(f"x = 1  {comment}\n") == [("line", TextRange(1, 0, 1, 5))]
 
 
 def test_annotation_after_another_comment():
-    assert regions("x = 1  # note  # autodd: freeze\n") == [("line", Span(1, 0, 1, 5))]
+    assert regions("x = 1  # note  # autodd: freeze\n") == [("line", TextRange(1, 0, 1, 5))]
 
 
 def test_multi_line_statement_is_frozen_whole_from_any_of_its_lines():
@@ -65,15 +65,15 @@ def test_multi_line_statement_is_frozen_whole_from_any_of_its_lines():
         z = 3
         """
     )
-    assert regions(text) == [("line", Span(1, 0, 4, 1))]
+    assert regions(text) == [("line", TextRange(1, 0, 4, 1))]
 
 
 def test_backslash_continuation_line():
-    assert regions("x = 1 + \\\n    2  # autodd: freeze\n") == [("line", Span(1, 0, 2, 5))]
+    assert regions("x = 1 + \\\n    2  # autodd: freeze\n") == [("line", TextRange(1, 0, 2, 5))]
 
 
 def test_all_statements_on_the_line_are_frozen():
-    assert regions("a = 1; b = 2  # autodd: freeze\n") == [("line", Span(1, 0, 1, 5)), ("line", Span(1, 7, 1, 12))]
+    assert regions("a = 1; b = 2  # autodd: freeze\n") == [("line", TextRange(1, 0, 1, 5)), ("line", TextRange(1, 7, 1, 12))]
 
 
 def test_statement_in_a_function_body():
@@ -84,7 +84,7 @@ def test_statement_in_a_function_body():
             return x  # autodd: freeze
         """
     )
-    assert regions(text) == [("line", Span(3, 4, 3, 12))]
+    assert regions(text) == [("line", TextRange(3, 4, 3, 12))]
 
 
 def test_compound_header_freezes_the_whole_statement_and_says_so():
@@ -95,7 +95,7 @@ def test_compound_header_freezes_the_whole_statement_and_says_so():
         done = True
         """
     )
-    assert regions(text) == [("line", Span(1, 0, 2, 12))]
+    assert regions(text) == [("line", TextRange(1, 0, 2, 12))]
     problem = only_problem(text)
     assert problem.severity == "information" and problem.line == 1
     assert "freezes the whole `for` statement, including its body" in problem.message
@@ -104,12 +104,12 @@ def test_compound_header_freezes_the_whole_statement_and_says_so():
 @pytest.mark.parametrize(
     "text, span, keyword",
     [
-        ("if x: y = 1  # autodd: freeze\n", Span(1, 0, 1, 11), "`if`"),
-        ("@dec  # autodd: freeze\ndef f():\n    pass\n", Span(2, 0, 3, 8), "`def`"),
-        ("async def f():  # autodd: freeze\n    pass\n", Span(1, 0, 2, 8), "`async def`"),
-        ("if a:\n    pass\nelse:  # autodd: freeze\n    b = 1\n", Span(1, 0, 4, 9), "`if`"),
-        ("try:\n    pass\nexcept E:  # autodd: freeze\n    pass\n", Span(1, 0, 4, 8), "on this `except` line"),
-        ("if a:\n    pass\nelif b:  # autodd: freeze\n    pass\n", Span(3, 0, 4, 8), "`elif`"),
+        ("if x: y = 1  # autodd: freeze\n", TextRange(1, 0, 1, 11), "`if`"),
+        ("@dec  # autodd: freeze\ndef f():\n    pass\n", TextRange(2, 0, 3, 8), "`def`"),
+        ("async def f():  # autodd: freeze\n    pass\n", TextRange(1, 0, 2, 8), "`async def`"),
+        ("if a:\n    pass\nelse:  # autodd: freeze\n    b = 1\n", TextRange(1, 0, 4, 9), "`if`"),
+        ("try:\n    pass\nexcept E:  # autodd: freeze\n    pass\n", TextRange(1, 0, 4, 8), "on this `except` line"),
+        ("if a:\n    pass\nelif b:  # autodd: freeze\n    pass\n", TextRange(3, 0, 4, 8), "`elif`"),
     ],
 )
 def test_other_compound_headers(text, span, keyword):
@@ -157,17 +157,17 @@ def test_annotations_inside_strings_are_not_annotations(text):
 
 
 def test_real_comment_after_a_string_with_a_hash():
-    assert regions('s = "#"  # autodd: freeze\n') == [("line", Span(1, 0, 1, 7))]
+    assert regions('s = "#"  # autodd: freeze\n') == [("line", TextRange(1, 0, 1, 7))]
 
 
 def test_real_comment_between_concatenated_string_parts():
     text = 'x = (\n    "a"  # autodd: freeze\n    "b"\n)\n'
-    assert regions(text) == [("line", Span(1, 0, 4, 1))]
+    assert regions(text) == [("line", TextRange(1, 0, 4, 1))]
 
 
 def test_real_comment_after_a_multi_line_string_ends():
     text = 's = """\n# autodd: bogus\n"""  # autodd: freeze\n'
-    assert regions(text) == [("line", Span(1, 0, 3, 3))]
+    assert regions(text) == [("line", TextRange(1, 0, 3, 3))]
     assert parse_freeze(text).problems == []
 
 
@@ -192,7 +192,7 @@ BLOCK = src(
 
 def test_block_freezes_each_statement_between_the_markers():
     # One region per statement, each exactly that statement's AST span.
-    assert regions(BLOCK) == [("block", Span(3, 0, 3, 10)), ("block", Span(5, 0, 8, 12))]
+    assert regions(BLOCK) == [("block", TextRange(3, 0, 3, 10)), ("block", TextRange(5, 0, 8, 12))]
     assert parse_freeze(BLOCK).problems == []
 
 
@@ -208,7 +208,7 @@ def test_block_inside_a_function_with_trailing_end_marker():
         x = 1
         """
     )
-    assert regions(text) == [("block", Span(3, 4, 3, 9)), ("block", Span(4, 4, 5, 13))]
+    assert regions(text) == [("block", TextRange(3, 4, 3, 9)), ("block", TextRange(4, 4, 5, 13))]
     assert parse_freeze(text).problems == []
 
 
@@ -223,7 +223,7 @@ def test_block_in_an_else_clause():
             # autodd: end-freeze
         """
     )
-    assert regions(text) == [("block", Span(5, 4, 5, 9))]
+    assert regions(text) == [("block", TextRange(5, 4, 5, 9))]
 
 
 def test_empty_block_is_a_warning():
@@ -262,7 +262,7 @@ def test_nested_blocks():
     )
     assert_block_error(text, 3, "cannot be nested")
     assert len(parse_freeze(text).errors) == 1
-    assert regions(text) == [("block", Span(2, 0, 2, 5)), ("block", Span(4, 0, 4, 5))]  # the outer pair
+    assert regions(text) == [("block", TextRange(2, 0, 2, 5)), ("block", TextRange(4, 0, 4, 5))]  # the outer pair
 
 
 def test_markers_at_different_indentation():
@@ -323,17 +323,17 @@ def test_marker_inside_a_statement():
 
 def test_with_freeze():
     text = "from autodd_lsp import __freeze__\nwith __freeze__:\n    setup()\nrest()\n"
-    assert regions(text) == [("import", Span(1, 0, 1, 33)), ("with", Span(2, 0, 3, 11))]
+    assert regions(text) == [("import", TextRange(1, 0, 1, 33)), ("with", TextRange(2, 0, 3, 11))]
 
 
 def test_with_freeze_as():
     text = "from autodd_lsp import __freeze__\nasync def f():\n    async with __freeze__ as x:\n        pass\n"
-    assert ("with", Span(3, 4, 4, 12)) in regions(text)
+    assert ("with", TextRange(3, 4, 4, 12)) in regions(text)
 
 
 def test_call_inside_an_expression_is_its_own_region():
     text = "from autodd_lsp import __freeze__\ny = 3 + __freeze__(x)\n"
-    assert regions(text) == [("import", Span(1, 0, 1, 33)), ("call", Span(2, 8, 2, 21))]
+    assert regions(text) == [("import", TextRange(1, 0, 1, 33)), ("call", TextRange(2, 8, 2, 21))]
 
 
 def test_aliased_import():
@@ -345,15 +345,15 @@ def test_aliased_import():
         """
     )
     assert regions(text) == [
-        ("import", Span(1, 0, 1, 39)),
-        ("with", Span(2, 0, 3, 13)),
-        ("call", Span(3, 8, 3, 13)),
+        ("import", TextRange(1, 0, 1, 39)),
+        ("with", TextRange(2, 0, 3, 13)),
+        ("call", TextRange(3, 8, 3, 13)),
     ]
 
 
 def test_reference_tool_import_works_unchanged():
     text = "from tilelang.autodd import __freeze__\nx = __freeze__(f())\n"
-    assert regions(text) == [("import", Span(1, 0, 1, 38)), ("call", Span(2, 4, 2, 19))]
+    assert regions(text) == [("import", TextRange(1, 0, 1, 38)), ("call", TextRange(2, 4, 2, 19))]
     assert parse_freeze(text).problems == []
 
 
@@ -386,9 +386,9 @@ def test_star_import_and_fallback_imports_bind_the_name():
         """
     )
     assert regions(text) == [
-        ("import", Span(2, 4, 2, 28)),
-        ("import", Span(4, 4, 4, 42)),
-        ("call", Span(5, 7, 5, 20)),
+        ("import", TextRange(2, 4, 2, 28)),
+        ("import", TextRange(4, 4, 4, 42)),
+        ("call", TextRange(5, 7, 5, 20)),
     ]
 
 
@@ -402,7 +402,7 @@ def test_explicit_and_comment_forms_mix():
 
 def test_columns_are_characters_not_utf8_bytes():
     text = "from autodd_lsp import __freeze__\ns = 'ééé'; y = __freeze__(1)  # autodd: freez\n"
-    assert ("call", Span(2, 15, 2, 28)) in regions(text)  # bytes would say 18..31
+    assert ("call", TextRange(2, 15, 2, 28)) in regions(text)  # bytes would say 18..31
     problem = only_problem(text)
     assert (problem.start_col, problem.end_col) == (30, 45)
     line = text.splitlines()[1]
@@ -410,11 +410,11 @@ def test_columns_are_characters_not_utf8_bytes():
 
 
 def test_non_ascii_line_freeze_span():
-    assert regions("s = '😀ü'  # autodd: freeze\n") == [("line", Span(1, 0, 1, 8))]
+    assert regions("s = '😀ü'  # autodd: freeze\n") == [("line", TextRange(1, 0, 1, 8))]
 
 
 def test_byte_order_mark_is_not_a_column_shift_for_the_ast():
-    assert regions("\ufeffx = 'é'  # autodd: freeze\n") == [("line", Span(1, 1, 1, 8))]
+    assert regions("\ufeffx = 'é'  # autodd: freeze\n") == [("line", TextRange(1, 1, 1, 8))]
     text = "\ufeffx = 'é'\ny = 2\n"
     frozen = freeze(text, 1, 2)
     assert frozen.startswith("\ufeff# autodd: freeze-start\n")
@@ -600,7 +600,7 @@ def test_freeze_keeps_crlf_line_breaks():
 
 def test_lone_carriage_returns_are_line_breaks_too():
     text = "x = 1\r# autodd: freeze-start\ry = 2\r# autodd: end-freeze\rz = 3  # autodd: freeze\r"
-    assert regions(text) == [("block", Span(3, 0, 3, 5)), ("line", Span(5, 0, 5, 5))]
+    assert regions(text) == [("block", TextRange(3, 0, 3, 5)), ("line", TextRange(5, 0, 5, 5))]
     assert unfreeze(text, 1, 5) == "x = 1\ry = 2\rz = 3\r"
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.freeze.chunks import ChunkParser
+from autodd_lsp.freeze.incremental import ChunkParser
 
-from autodd_lsp.freeze.source import Source, load_source, parse_python
-from autodd_lsp.syntax.chunks import split_chunks, split_lines
+from autodd_lsp.freeze.source import ChunkedSource, load_source, parse_python
+from autodd_lsp.syntax.chunks import split_chunks
+from autodd_lsp.syntax.lines import split_lines
 
 TRICKY = {
     "docstring with column-0 lines": '"""Title.\n\nx = 1\nimport os\n"""\nimport sys\n',
@@ -30,7 +31,7 @@ TRICKY = {
 }
 
 
-def _whole(source: Source) -> str:
+def _whole(source: ChunkedSource) -> str:
     return ast.dump(ast.Module(body=source.whole_body(), type_ignores=[]), include_attributes=True)
 
 

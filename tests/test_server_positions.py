@@ -12,10 +12,9 @@ from autodd_lsp.server.positions import (
     column_to_client,
     diff_edits,
     from_position,
-    split_lines,
-    split_lines_keepends,
     to_position,
 )
+from autodd_lsp.syntax.lines import split_lines, split_lines_keepends
 
 ASTRAL = "\U0001F600"
 

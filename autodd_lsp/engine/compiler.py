@@ -23,7 +23,8 @@ import warnings
 from collections import OrderedDict
 from types import CodeType
 
-from autodd_lsp.syntax.chunks import Chunk, recall, remember, split_chunks, split_lines
+from autodd_lsp.syntax.chunks import Chunk, recall, remember, split_chunks
+from autodd_lsp.syntax.lines import split_lines
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:

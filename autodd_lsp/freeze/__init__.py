@@ -15,7 +15,7 @@ Positions: lines are 1-based, columns are 0-based *character* (code point)
 offsets into the line, ends are exclusive -- never UTF-8 byte offsets.
 """
 
-from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem, Span, TextEdit
+from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem, TextRange, TextEdit
 from autodd_lsp.freeze.parse import parse_freeze
 from autodd_lsp.freeze.edit import apply_edits, freeze_edits, unfreeze_edits
 
@@ -23,7 +23,7 @@ __all__ = [
     "FreezeInfo",
     "FrozenRegion",
     "Problem",
-    "Span",
+    "TextRange",
     "TextEdit",
     "apply_edits",
     "freeze_edits",

@@ -15,8 +15,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from autodd_lsp.freeze.model import Span
-from autodd_lsp.freeze.source import BOM, Source
+from autodd_lsp.freeze.model import TextRange
+from autodd_lsp.freeze.source import BOM, ChunkedSource
 
 FREEZE = "freeze"
 FREEZE_START = "freeze-start"
@@ -39,7 +39,7 @@ class Annotation:
     own_line: bool  # nothing but blanks before the comment
 
 
-def find_annotations(source: Source) -> list[Annotation]:
+def find_annotations(source: ChunkedSource) -> list[Annotation]:
     candidates = source.lines_matching(ANNOTATION)
     if not candidates:
         return []
@@ -54,7 +54,7 @@ def find_annotations(source: Source) -> list[Annotation]:
     return found
 
 
-def _strings_on_lines(source: Source, lines: list[int]) -> dict[int, list[ast.AST]]:
+def _strings_on_lines(source: ChunkedSource, lines: list[int]) -> dict[int, list[ast.AST]]:
     wanted = set(lines)
     by_line: dict[int, list[ast.AST]] = {}
     # Parts inside an f-string carry unreliable positions before 3.12: stay outside.
@@ -69,7 +69,7 @@ def _is_string(node: ast.AST) -> bool:
     return isinstance(node, _FORMATTED) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
 
 
-def _comment_start(source: Source, number: int, strings: list[ast.AST], cache: dict) -> int | None:
+def _comment_start(source: ChunkedSource, number: int, strings: list[ast.AST], cache: dict) -> int | None:
     line = source.line(number)
     covered = [_covered_part(source, number, node, cache) for node in strings]
     position = line.find("#")
@@ -80,7 +80,7 @@ def _comment_start(source: Source, number: int, strings: list[ast.AST], cache: d
     return None
 
 
-def _covered_part(source: Source, number: int, node: ast.AST, cache: dict) -> tuple[int, int]:
+def _covered_part(source: ChunkedSource, number: int, node: ast.AST, cache: dict) -> tuple[int, int]:
     """The columns of line `number` that the string literal `node` covers."""
     span = source.span(node)
     start = span.start_col if number == span.start_line else 0
@@ -94,7 +94,7 @@ def _covered_part(source: Source, number: int, node: ast.AST, cache: dict) -> tu
     return start, end
 
 
-def _comments_inside(source: Source, span: Span) -> dict[int, int]:
+def _comments_inside(source: ChunkedSource, span: TextRange) -> dict[int, int]:
     """First comment column per line inside a multi-line string literal's span."""
     text = "(" + source.segment(span) + ")"
     found: dict[int, int] = {}
@@ -110,7 +110,7 @@ def _comments_inside(source: Source, span: Span) -> dict[int, int]:
     return found
 
 
-def _annotation_in_comment(source: Source, number: int, comment_col: int) -> Annotation | None:
+def _annotation_in_comment(source: ChunkedSource, number: int, comment_col: int) -> Annotation | None:
     line = source.line(number)
     match = ANNOTATION.search(line, comment_col)
     if match is None:

@@ -20,7 +20,7 @@ import re
 from autodd_lsp.freeze.comments import END_FREEZE, FREEZE, FREEZE_START, Annotation, annotation_run_end
 from autodd_lsp.freeze.model import FrozenRegion, TextEdit
 from autodd_lsp.freeze.parse import Analysis, analyse
-from autodd_lsp.freeze.source import BOM, Source, first_line, is_compound, load_source
+from autodd_lsp.freeze.source import BOM, ChunkedSource, first_line, is_compound, load_source
 from autodd_lsp.freeze.structure import line_target, marker_gap, selection_target
 
 LINE_COMMENT = "  # autodd: freeze"
@@ -75,16 +75,16 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return text
 
 
-def _parse(text: str) -> Source | None:
+def _parse(text: str) -> ChunkedSource | None:
     source = load_source(text)
-    return source if isinstance(source, Source) else None
+    return source if isinstance(source, ChunkedSource) else None
 
 
-def _all_frozen(source: Source, regions: list[FrozenRegion], statements: list[ast.stmt]) -> bool:
+def _all_frozen(source: ChunkedSource, regions: list[FrozenRegion], statements: list[ast.stmt]) -> bool:
     return all(any(region.span.contains(source.span(stmt)) for region in regions) for stmt in statements)
 
 
-def _takes_line_comment(source: Source, analysis: Analysis, statements: list[ast.stmt]) -> bool:
+def _takes_line_comment(source: ChunkedSource, analysis: Analysis, statements: list[ast.stmt]) -> bool:
     """One simple statement alone on one line, which a trailing comment would freeze exactly."""
     stmt = statements[0]
     line = stmt.lineno
@@ -98,7 +98,7 @@ def _takes_line_comment(source: Source, analysis: Analysis, statements: list[ast
     )
 
 
-def _block_edits(source: Source, analysis: Analysis, body: list[ast.stmt], first: int, last: int) -> list[TextEdit]:
+def _block_edits(source: ChunkedSource, analysis: Analysis, body: list[ast.stmt], first: int, last: int) -> list[TextEdit]:
     first, last, old_markers = _merge_blocks(source, analysis, body, first, last)
     start, end = first_line(body[first]), source.extended_end(body[last])
     indent = source.indent(start)
@@ -118,23 +118,23 @@ def _block_edits(source: Source, analysis: Analysis, body: list[ast.stmt], first
     return sorted(edits, key=lambda e: (e.start_line, e.start_col))
 
 
-def _insert_line_before(source: Source, line: int, text: str) -> TextEdit:
+def _insert_line_before(source: ChunkedSource, line: int, text: str) -> TextEdit:
     col = _bom_col(source, line)  # a byte-order mark stays first
     return TextEdit(line, col, line, col, text + _newline(source.text))
 
 
-def _insert_line_after(source: Source, line: int, text: str) -> TextEdit:
+def _insert_line_after(source: ChunkedSource, line: int, text: str) -> TextEdit:
     if line < len(source.lines):
         return TextEdit(line + 1, 0, line + 1, 0, text + _newline(source.text))
     width = len(source.line(line))  # the last line, without a line break
     return TextEdit(line, width, line, width, _newline(source.text) + text)
 
 
-def _bom_col(source: Source, line: int) -> int:
+def _bom_col(source: ChunkedSource, line: int) -> int:
     return 1 if line == 1 and source.text.startswith(BOM) else 0
 
 
-def _merge_blocks(source: Source, analysis: Analysis, body: list[ast.stmt], first: int, last: int):
+def _merge_blocks(source: ChunkedSource, analysis: Analysis, body: list[ast.stmt], first: int, last: int):
     """Grow first..last over the blocks of `body` it overlaps; their markers, and those of blocks inside, go."""
     merged: list[Annotation] = []
     changed = True
@@ -154,12 +154,12 @@ def _merge_blocks(source: Source, analysis: Analysis, body: list[ast.stmt], firs
     return first, last, merged
 
 
-def _removal_edits(source: Source, annotations: list[Annotation]) -> list[TextEdit]:
+def _removal_edits(source: ChunkedSource, annotations: list[Annotation]) -> list[TextEdit]:
     edits, emptied = _removal_plan(source, annotations)
     return sorted(edits + _line_deletions(source, sorted(emptied)), key=lambda e: (e.start_line, e.start_col))
 
 
-def _removal_plan(source: Source, annotations: list[Annotation]) -> tuple[list[TextEdit], set[int]]:
+def _removal_plan(source: ChunkedSource, annotations: list[Annotation]) -> tuple[list[TextEdit], set[int]]:
     """Remove each annotation and the blanks before it: (edits within lines, lines left empty to delete)."""
     edits, emptied = [], set()
     for annotation in set(annotations):
@@ -173,7 +173,7 @@ def _removal_plan(source: Source, annotations: list[Annotation]) -> tuple[list[T
     return edits, emptied
 
 
-def _line_deletions(source: Source, numbers: list[int]) -> list[TextEdit]:
+def _line_deletions(source: ChunkedSource, numbers: list[int]) -> list[TextEdit]:
     """Delete whole lines; runs of adjacent lines become one edit so no two edits overlap."""
     runs: list[list[int]] = []
     for number in numbers:

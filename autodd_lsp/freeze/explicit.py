@@ -15,7 +15,7 @@ import ast
 import re
 
 from autodd_lsp.freeze.model import FrozenRegion, Problem
-from autodd_lsp.freeze.source import Source
+from autodd_lsp.freeze.source import ChunkedSource
 
 FREEZE_NAME = "__freeze__"
 FREEZE_MODULES = ("autodd_lsp", "tilelang.autodd")
@@ -26,7 +26,7 @@ _IMPORT_LINE = re.compile(r"autodd[\w.]*[ \t]+import\b")
 NOT_IMPORTED = "`__freeze__` is used but not imported (add `from autodd_lsp import __freeze__`)"
 
 
-def explicit_freezes(source: Source) -> tuple[list[FrozenRegion], list[Problem]]:
+def explicit_freezes(source: ChunkedSource) -> tuple[list[FrozenRegion], list[Problem]]:
     if FREEZE_NAME not in source.text:
         return [], []
     imports = _binding_imports(source)
@@ -49,7 +49,7 @@ def explicit_freezes(source: Source) -> tuple[list[FrozenRegion], list[Problem]]
     return regions, problems
 
 
-def _binding_imports(source: Source) -> dict[str, list[ast.ImportFrom]]:
+def _binding_imports(source: ChunkedSource) -> dict[str, list[ast.ImportFrom]]:
     """Bound name -> the import statements binding it to AutoDD's `__freeze__`."""
     module_lines = [n for n in source.lines_containing("autodd") if _IMPORT_LINE.search(source.line(n))]
     lines = sorted(set(module_lines).union(source.lines_containing(FREEZE_NAME)))
@@ -62,7 +62,7 @@ def _binding_imports(source: Source) -> dict[str, list[ast.ImportFrom]]:
     return bound
 
 
-def _nodes_on_lines_naming(source: Source, names: set[str]):
+def _nodes_on_lines_naming(source: ChunkedSource, names: set[str]):
     lines = sorted(set().union(*(source.lines_containing(name) for name in names)))
     return source.walk_lines(lines)
 

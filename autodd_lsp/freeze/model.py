@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, order=True)
-class Span:
+class TextRange:
     start_line: int
     start_col: int
     end_line: int
     end_col: int
 
-    def contains(self, other: "Span") -> bool:
+    def contains(self, other: "TextRange") -> bool:
         return (self.start_line, self.start_col) <= (other.start_line, other.start_col) and (
             other.end_line,
             other.end_col,
@@ -21,7 +21,7 @@ class Span:
 
 @dataclass(frozen=True)
 class FrozenRegion:
-    span: Span
+    span: TextRange
     form: str  # "line" | "block" | "with" | "call" | "import"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from autodd_lsp.freeze.comments import DIRECTIVES, END_FREEZE, FREEZE, FREEZE_START, Annotation, find_annotations
 from autodd_lsp.freeze.explicit import FREEZE_NAME, explicit_freezes
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem
-from autodd_lsp.freeze.source import Source, load_source
+from autodd_lsp.freeze.source import ChunkedSource, load_source
 from autodd_lsp.freeze.structure import line_target, marker_gap
 
 START, END = "`# autodd: freeze-start`", "`# autodd: end-freeze`"
@@ -32,7 +32,7 @@ class Analysis:
     """What `parse_freeze` found, with the annotations the edit actions need."""
 
     info: FreezeInfo
-    source: Source | None = None
+    source: ChunkedSource | None = None
     annotations: list[Annotation] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)  # matched marker pairs, valid or not
     unmatched: list[Annotation] = field(default_factory=list)  # markers without a partner
@@ -77,7 +77,7 @@ def _analyse(text: str) -> Analysis:
 
 
 class _Findings:
-    def __init__(self, source: Source):
+    def __init__(self, source: ChunkedSource):
         self.source = source
         self.regions: list[FrozenRegion] = []
         self.problems: list[Problem] = []
@@ -186,13 +186,13 @@ class _Findings:
             self.regions += [FrozenRegion(self.source.span(stmt), "block") for stmt in statements]
 
 
-def _describe_line(source: Source, line: int) -> str:
+def _describe_line(source: ChunkedSource, line: int) -> str:
     """`on this `else` line`, `on this decorator line` ..."""
     word = re.match(r"\s*(@|\w*)", source.line(line)).group(1)
     return "on this decorator line" if word == "@" else f"on this `{word}` line" if word else "here"
 
 
-def _keyword(source: Source, stmt: ast.stmt) -> str:
+def _keyword(source: ChunkedSource, stmt: ast.stmt) -> str:
     """`for`, `async def`, `elif` ... as written at the statement's start."""
     line = source.line(stmt.lineno)[source.char_col(stmt.lineno, stmt.col_offset) :]
     match = re.match(r"(async\s+)?\w+", line)

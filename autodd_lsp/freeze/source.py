@@ -1,7 +1,7 @@
 """A parsed text plus the position helpers every freeze module needs.
 
 `ast` reports columns as UTF-8 byte offsets; everything here converts them to
-character columns, the unit of `Span`, `Problem` and `TextEdit`.
+character columns, the unit of `TextRange`, `Problem` and `TextEdit`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.freeze.chunks import ChunkParser
-from autodd_lsp.syntax.chunks import Chunk, split_chunks, split_lines
+from autodd_lsp.freeze.incremental import ChunkParser
+from autodd_lsp.syntax.chunks import Chunk, split_chunks
+from autodd_lsp.syntax.lines import LINE_BREAK, split_lines
 from autodd_lsp.syntax.source import first_line
-from autodd_lsp.freeze.model import Problem, Span
-
-# The line breaks Python's tokenizer honours: \f, \v, \x1c, \u2028 ... are not.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from autodd_lsp.freeze.model import Problem, TextRange
 
 BOM = "\ufeff"
 
@@ -41,7 +39,7 @@ _COMPOUND = (
 _MANY_NEW_CHUNKS = 8  # more than this: a text opened or pasted, parsed whole
 
 
-def load_source(text: str) -> Source | Problem:
+def load_source(text: str) -> ChunkedSource | Problem:
     """The text ready for analysis, or the Problem of why it does not parse.
 
     Parsed by top-level chunks (see `chunks`), so a keystroke re-parses one.
@@ -56,7 +54,7 @@ def load_source(text: str) -> Source | Problem:
         if isinstance(whole, Problem):
             return whole
         if _CHUNKS.learn(chunks, whole):
-            return Source(text, chunks=chunks, lines=lines)
+            return ChunkedSource(text, chunks=chunks, lines=lines)
     for index, chunk in enumerate(chunks):
         if not _CHUNKS.parses(chunk):
             rest = Chunk(chunk.first, len(lines), "\n".join(lines[chunk.first - 1 :]))
@@ -65,7 +63,7 @@ def load_source(text: str) -> Source | Problem:
                 return parsed
             chunks = chunks[:index] + [rest]
             break
-    return Source(text, chunks=chunks, lines=lines)
+    return ChunkedSource(text, chunks=chunks, lines=lines)
 
 
 def parse_python(text: str) -> ast.Module | Problem:
@@ -125,7 +123,7 @@ def touching(body: list[ast.stmt], lo: int, hi: int) -> list[ast.stmt]:
 _CHUNKS = ChunkParser(parse_python)
 
 
-class Source:
+class ChunkedSource:
     """The text, its lines and its AST -- built chunk by chunk, as far as it is looked at.
 
     `tree.body` holds only the top-level statements of the chunks asked for so
@@ -174,15 +172,15 @@ class Source:
             return 1 + len(line[1:].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
-    def span(self, node: ast.AST) -> Span:
-        return Span(
+    def span(self, node: ast.AST) -> TextRange:
+        return TextRange(
             node.lineno,
             self.char_col(node.lineno, node.col_offset),
             node.end_lineno,
             self.char_col(node.end_lineno, node.end_col_offset),
         )
 
-    def segment(self, span: Span) -> str:
+    def segment(self, span: TextRange) -> str:
         if span.start_line == span.end_line:
             return self.line(span.start_line)[span.start_col : span.end_col]
         middle = self.lines[span.start_line : span.end_line - 1]
@@ -239,7 +237,7 @@ class Source:
     def _numbered(self, offsets: Iterable[int]) -> list[int]:
         """Line numbers of text offsets (ascending), each line once."""
         if "\r" in self.text:  # lone CR line breaks: count per line
-            starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.text)]
+            starts = [0] + [m.end() for m in LINE_BREAK.finditer(self.text)]
             found = (bisect_right(starts, offset) for offset in offsets)
         else:
             found = _count_lines(self.text, offsets)

@@ -11,7 +11,7 @@ import ast
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from autodd_lsp.freeze.source import Source, clause_bodies, first_line, is_compound, touching
+from autodd_lsp.freeze.source import ChunkedSource, clause_bodies, first_line, is_compound, touching
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Gap:
     index: int
 
 
-def line_target(source: Source, line: int, own_line: bool) -> LineTarget | None:
+def line_target(source: ChunkedSource, line: int, own_line: bool) -> LineTarget | None:
     """The innermost statement(s) on `line`; None when no statement is there."""
     body = source.body_for(line, line)
     while True:
@@ -46,7 +46,7 @@ def line_target(source: Source, line: int, own_line: bool) -> LineTarget | None:
         body = inner
 
 
-def marker_gap(source: Source, line: int) -> Gap | None:
+def marker_gap(source: ChunkedSource, line: int) -> Gap | None:
     """Where a block marker on its own `line` sits; None when it is inside a statement."""
     body = source.body_for(line, line)
     while True:
@@ -67,7 +67,7 @@ def marker_gap(source: Source, line: int) -> Gap | None:
             return Gap(body, index)
 
 
-def selection_target(source: Source, lo: int, hi: int) -> tuple[list[ast.stmt], int, int] | None:
+def selection_target(source: ChunkedSource, lo: int, hi: int) -> tuple[list[ast.stmt], int, int] | None:
     """The whole statements of the innermost body that lines lo..hi touch: (body, first, last)."""
     body = source.body_for(lo, hi)
     outer: list[tuple[list[ast.stmt], ast.stmt]] = []  # (body, compound statement in it) descended through
@@ -91,7 +91,7 @@ def selection_target(source: Source, lo: int, hi: int) -> tuple[list[ast.stmt], 
         return (body, *_widen_to_whole_lines(body, first, last))
 
 
-def _is_elif_branch(source: Source, body: list[ast.stmt]) -> bool:
+def _is_elif_branch(source: ChunkedSource, body: list[ast.stmt]) -> bool:
     """`body` is the `orelse` of an `if` that holds an `elif`."""
     stmt = body[0]
     if len(body) != 1 or not isinstance(stmt, ast.If):
@@ -116,7 +116,7 @@ def _clause_touching(stmt: ast.stmt, lo: int, hi: int) -> list[ast.stmt] | None:
     return next((body for body in clause_bodies(stmt) if touching(body, lo, hi)), None)
 
 
-def _is_header_line(source: Source, stmt: ast.stmt, line: int) -> bool:
+def _is_header_line(source: ChunkedSource, stmt: ast.stmt, line: int) -> bool:
     """`for ...:` / `else:` / `@decorator` lines, and one-line `if x: y = 1`."""
     bodies = clause_bodies(stmt)
     if any(first_line(body[0]) == line and source.opens_clause_inline(body) for body in bodies):
@@ -124,12 +124,12 @@ def _is_header_line(source: Source, stmt: ast.stmt, line: int) -> bool:
     return source.is_code(line) and not any(touching(body, line, line) for body in bodies)
 
 
-def _selects_header(source: Source, stmt: ast.stmt, lo: int, hi: int) -> bool:
+def _selects_header(source: ChunkedSource, stmt: ast.stmt, lo: int, hi: int) -> bool:
     lines = range(max(lo, first_line(stmt)), min(hi, stmt.end_lineno) + 1)
     return any(_is_header_line(source, stmt, line) for line in lines)
 
 
-def _clause_at(source: Source, stmt: ast.stmt, line: int) -> list[ast.stmt] | None:
+def _clause_at(source: ChunkedSource, stmt: ast.stmt, line: int) -> list[ast.stmt] | None:
     """The clause body whose header ends above `line`; None when `line` is in the first header."""
     chosen = None
     previous_end = stmt.lineno - 1
@@ -141,7 +141,7 @@ def _clause_at(source: Source, stmt: ast.stmt, line: int) -> list[ast.stmt] | No
     return chosen
 
 
-def _header_end(source: Source, previous_end: int, body: list[ast.stmt]) -> int:
+def _header_end(source: ChunkedSource, previous_end: int, body: list[ast.stmt]) -> int:
     """The last line of the clause header (`else:`, `except E:` ...) that opens `body`.
 
     Between the previous clause and this body there are only blank lines,

@@ -22,7 +22,8 @@ import ast
 from collections import Counter, OrderedDict
 
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.syntax.chunks import recall, remember, split_chunks, split_lines
+from autodd_lsp.syntax.chunks import recall, remember, split_chunks
+from autodd_lsp.syntax.lines import split_lines
 
 SHAPE_TAKERS = frozenset(
     """

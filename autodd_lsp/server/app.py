@@ -11,7 +11,8 @@ from autodd_lsp import __version__
 from autodd_lsp.server import code_actions
 from autodd_lsp.server.diagnostics import DiagnosticsPublisher, is_python_document
 from autodd_lsp.server.minimize import RunError, as_arguments
-from autodd_lsp.server.positions import UTF16, split_lines
+from autodd_lsp.server.positions import UTF16
+from autodd_lsp.syntax.lines import split_lines
 from autodd_lsp.server.sessions import Minimizer
 
 SHUTDOWN_WAIT_S = 5.0

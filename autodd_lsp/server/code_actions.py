@@ -8,7 +8,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from autodd_lsp.freeze import TextEdit, freeze_edits, unfreeze_edits
-from autodd_lsp.server.positions import from_position, split_lines, to_range
+from autodd_lsp.server.positions import from_position, to_range
+from autodd_lsp.syntax.lines import split_lines
 
 MINIMIZE_KIND = "source.autodd.minimize"
 MINIMIZE_COMMAND = "autodd.minimize"

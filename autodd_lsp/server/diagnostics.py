@@ -8,7 +8,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from autodd_lsp.freeze import FreezeInfo, parse_freeze
-from autodd_lsp.server.positions import split_lines, to_range
+from autodd_lsp.server.positions import to_range
+from autodd_lsp.syntax.lines import split_lines
 
 SOURCE = "autodd"
 FROZEN_REGIONS = "autodd/frozenRegions"

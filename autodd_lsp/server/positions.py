@@ -8,29 +8,12 @@ position encoding (UTF-16 unless the client asked for another). Lines end at
 from __future__ import annotations
 
 import difflib
-import re
 
 from lsprotocol import types
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from autodd_lsp.syntax.lines import split_lines_keepends
+
 UTF16 = types.PositionEncodingKind.Utf16.value
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text` without their line breaks; "" gives [""]."""
-    return _LINE_BREAK.split(text)
-
-
-def split_lines_keepends(text: str) -> list[str]:
-    """The lines of `text` with their line breaks; the last one may have none ("" gives [])."""
-    pieces: list[str] = []
-    start = 0
-    for match in _LINE_BREAK.finditer(text):
-        pieces.append(text[start : match.end()])
-        start = match.end()
-    if start < len(text):
-        pieces.append(text[start:])
-    return pieces
 
 
 def code_units(text: str, encoding: str = UTF16) -> int:

@@ -16,9 +16,6 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
-# The line breaks Python's tokenizer honours: \f, \v, \x1c, \u2028 ... are not.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
 # Lines that continue the statement above even in column 0.
 _CONTINUATION = re.compile(r"(else|elif|except|finally)\b")
 
@@ -28,11 +25,6 @@ class Chunk:
     first: int  # 1-based line numbers, inclusive
     last: int
     text: str  # its lines joined by "\n"
-
-
-def split_lines(text: str) -> list[str]:
-    """The text's lines without terminators, numbered as `ast` numbers them."""
-    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
 def split_chunks(lines: list[str]) -> list[Chunk]:

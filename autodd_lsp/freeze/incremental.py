@@ -6,7 +6,7 @@ alone takes ~20 ms. A keystroke changes one top-level statement, so each chunk
 text (does it parse?) and by its text and first line (its statements).
 
 A chunk's statements are only built (with line numbers for where it sits
-now) when someone looks at its lines -- see `Source.body_for`; after a line
+now) when someone looks at its lines -- see `ChunkedSource.body_for`; after a line
 is inserted, the chunks below keep their cached "parses" verdict.
 """
 
