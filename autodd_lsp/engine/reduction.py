@@ -46,7 +46,7 @@ from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.inlining import freeze_check, inline_local_modules
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
-from autodd_lsp.passes import PassContext, ReductionPass, registered_passes
+from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, search
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
 from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
@@ -57,7 +57,6 @@ from autodd_lsp.values import RecordedValues, ValueLookup
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
 SIZE_RECOUNT = 1.0  # seconds between node counts of accepted texts (a count parses the text)
-_TIDY_GROUP = 5
 RECORD_TIMEOUT_FLOOR = 20.0  # seconds the recording run may take at least (interpreter start and imports included)
 
 
@@ -468,14 +467,14 @@ class Reduction:
 
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()
-        groups = sorted({p.group for p in passes} - {_TIDY_GROUP})
+        groups = sorted({p.group for p in passes} - {Group.TIDY})
         changed = True
         while changed and not self.cancelled:
             changed = False
             for group in groups:
                 members = [p for p in passes if p.group == group]
                 changed |= self._run_group(members, pool)
-        for tidy in (p for p in passes if p.group == _TIDY_GROUP):
+        for tidy in (p for p in passes if p.group == Group.TIDY):
             self._run_pass(tidy, pool)
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:

@@ -22,8 +22,6 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     tidy,
     variables,
 )
-from autodd_lsp.passes.base import PassContext, ReductionPass, registered_passes
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, registered_passes
 
-GROUPS = {1: "statements", 2: "canonicalize", 3: "simplify", 4: "slow", 5: "tidy"}
-
-__all__ = ["GROUPS", "PassContext", "ReductionPass", "registered_passes"]
+__all__ = ["Group", "PassContext", "ReductionPass", "registered_passes"]

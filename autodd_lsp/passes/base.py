@@ -2,14 +2,16 @@
 
 A pass looks at the current program and proposes `Edit`s; it never runs
 anything and never decides what is kept: the search strategy tries the edits and
-the oracle judges. Passes are registered in groups (the spec's four groups); the
-engine runs the groups in order, again and again, until none makes progress.
+the oracle judges. Passes are registered in groups (`Group`: the spec's four
+groups, then tidy); the engine runs the four in order, again and again, until
+none makes progress, and tidy once at the end.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from enum import IntEnum
 from functools import cached_property
 from typing import Iterator
 
@@ -102,12 +104,22 @@ class PassContext:
         return inside
 
 
+class Group(IntEnum):
+    """The pass groups, in the order they run (see notes/passes.md)."""
+
+    STATEMENTS = 1  # remove and flatten statements
+    CANONICALIZE = 2  # parameters with their arguments
+    SIMPLIFY = 3  # inline, replace by a part or a value
+    SLOW = 4  # literals, list elements: many small edits
+    TIDY = 5  # readable output, once at the end
+
+
 class ReductionPass:
     """One kind of rewrite. Subclasses set `name` and implement `propose`
     (or `propose_at` if they have levels)."""
 
     name: str = ""
-    group: int = 1
+    group: Group = Group.STATEMENTS
     order: int = 0  # position inside its group: cheap, big-win passes first
     # Passes with levels are searched one level at a time, re-parsing in between
     # (outer statements first, as hierarchical delta debugging does).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.compound import body_span, is_block
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch, delete
@@ -107,7 +107,7 @@ def inline_edit(source: Source, func: ast.FunctionDef, stmt: ast.stmt, call: ast
 @register
 class InlineCalls(ReductionPass):
     name = "inline functions called once"
-    group = 3
+    group = Group.SIMPLIFY
     order = -1
 
     def propose(self, ctx: PassContext) -> list[Edit]:

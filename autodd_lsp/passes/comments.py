@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.format import crosses_guard
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
@@ -303,7 +303,7 @@ class StaleComments:
 @register
 class RemoveStaleComments(ReductionPass):
     name = "remove stale comments"
-    group = 5
+    group = Group.TIDY
     order = -10  # first in its group: the blank lines it leaves are then tidied, then formatted
 
     def propose(self, ctx: PassContext) -> list[Edit]:

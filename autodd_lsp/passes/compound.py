@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from autodd_lsp.passes.base import (
+    Group,
     PassContext,
     ReductionPass,
     is_elif,
@@ -182,7 +183,7 @@ def definition_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
 @register
 class SimplifyCompound(ReductionPass):
     name = "flatten compound statements"
-    group = 1
+    group = Group.STATEMENTS
     order = 1
     uses_values = True  # a loop's first values
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 
@@ -79,7 +79,7 @@ def _whole_lines_if_alone(text: str, start: int, end: int) -> Span:
 @register
 class RemoveElements(ReductionPass):
     name = "remove list elements"
-    group = 4
+    group = Group.SLOW
     order = 1
 
     remembers_needed = True

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
-from autodd_lsp.passes.base import PassContext, ReductionPass, annotations_of, register
+from autodd_lsp.passes.base import Group, PassContext, annotations_of, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
@@ -136,7 +136,7 @@ def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | No
 @register
 class ReplaceWithPart(ReductionPass):
     name = "replace expressions by a part"
-    group = 3
+    group = Group.SIMPLIFY
 
     remembers_needed = True
     prior = 0.4
@@ -212,7 +212,7 @@ class ReplaceWithConstant(ReductionPass):
     class, function or instance is never replaced by a constant."""
 
     name = "replace expressions by a constant"
-    group = 3
+    group = Group.SIMPLIFY
     order = 1
 
     remembers_needed = True

@@ -45,7 +45,7 @@ import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, replace, rewrite
 from autodd_lsp.syntax.source import Source, Span, first_line, statement_bodies
 
@@ -403,7 +403,7 @@ def _with_touched_blank_lines(line_range: LineRange, touched_blank: set[int]) ->
 @register
 class FormatTouched(ReductionPass):
     name = "format touched statements"
-    group = 5
+    group = Group.TIDY
     order = 20  # last: it sees the final layout (after comment removal and blank-line tidying)
 
     def propose(self, ctx: PassContext) -> list[Edit]:

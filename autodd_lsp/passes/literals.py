@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.expressions import replaceable_expressions
 from autodd_lsp.syntax.patch import Edit, delete, replace
 
@@ -32,7 +32,7 @@ def _string_prefix(text: str) -> str | None:
 @register
 class ShrinkLiterals(ReductionPass):
     name = "shrink literals"
-    group = 4
+    group = Group.SLOW
 
     remembers_needed = True
     prior = 0.4

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
 from autodd_lsp.passes.expressions import literal_patch, usable_here
 from autodd_lsp.syntax.patch import Edit, delete
@@ -115,7 +115,7 @@ def specialized(ctx: PassContext, func, param_index: int, removal: Edit) -> Edit
 @register
 class RemoveParameters(ReductionPass):
     name = "remove parameters with their arguments"
-    group = 2
+    group = Group.CANONICALIZE
     uses_values = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:

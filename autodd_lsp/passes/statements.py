@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register, walk_statements
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register, walk_statements
 from autodd_lsp.syntax.patch import Edit, delete, replace
 
 
@@ -20,7 +20,7 @@ def remove_statement(ctx: PassContext, stmt: ast.stmt, pass_name: str) -> Edit:
 @register
 class RemoveStatements(ReductionPass):
     name = "remove statements"
-    group = 1
+    group = Group.STATEMENTS
     has_levels = True
 
     def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:

@@ -6,7 +6,7 @@ are never touched.
 
 from __future__ import annotations
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.indent import string_interior_lines
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
@@ -33,7 +33,7 @@ def surplus_blank_lines(source: Source) -> list[int]:
 @register
 class TidyLayout(ReductionPass):
     name = "tidy blank lines"
-    group = 5
+    group = Group.TIDY
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

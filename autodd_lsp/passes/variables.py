@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from autodd_lsp.passes.base import PassContext, ReductionPass, register
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete, replace_with_span
 from autodd_lsp.syntax.precedence import ATOM, text_precedence
 from autodd_lsp.syntax.source import Source
@@ -60,7 +60,7 @@ def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], na
 @register
 class InlineVariables(ReductionPass):
     name = "inline variables"
-    group = 3
+    group = Group.SIMPLIFY
     order = 0
 
     def propose(self, ctx: PassContext) -> list[Edit]:
