@@ -6,7 +6,8 @@ import textwrap
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs
+from autodd_lsp.engine.probe import probe
+from autodd_lsp.engine.signature import output_tail, suggest_err_msgs
 
 TRACEBACK = textwrap.dedent('''\
     step 1

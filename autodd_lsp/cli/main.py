@@ -39,7 +39,8 @@ from autodd_lsp.engine import (
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs, suggest_kinds
+from autodd_lsp.engine.probe import probe
+from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
 from autodd_lsp.report import bug_report, regression_test
 

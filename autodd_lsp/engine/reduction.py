@@ -43,6 +43,7 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.execution import CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.inlining import freeze_check, inline_local_modules
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
@@ -215,7 +216,7 @@ class Reduction:
                 reason = _not_reproduced_reason(spec.value, last, len(runs), hint=not options.repeat)
             else:
                 reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
-            raise NotReproducible(reason, _tail(last.output))
+            raise NotReproducible(reason, output_tail(last.output, max_lines=15))
         self._oracle = oracle
         self._observer = failure_observer(
             spec, oracle, lambda file: file == self.path or self._slots.is_program(file), lambda: (*self._slots.paths, self.path)
@@ -297,7 +298,7 @@ class Reduction:
         oracle = self._failure_rule(result, inlined.text)
         same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
         if not same:
-            shown = seen.line.strip() if seen is not None else _tail(result.output, 1) or "no output"
+            shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1) or "no output"
             self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
             return None
         text = inlined.text
@@ -815,6 +816,3 @@ def _base_rule(spec, oracle, match: str, first: Observation | None) -> str:
         return f"{kept}; same failure line"
     return f"{kept}; same failure line, same place"
 
-
-def _tail(output: str, lines: int = 15) -> str:
-    return "\n".join(output.strip().splitlines()[-lines:])

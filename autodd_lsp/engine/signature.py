@@ -8,23 +8,16 @@ that identify its failure, best first:
     shapes (3, 4) and (5,) not aligned                  the message without the type
     ...
 
-It is pure. `probe(source_path, options)` runs the program once (only when a
-person asks for it) and returns the backend's RunResult; both front ends use it.
+It is pure: it reads outputs and never runs anything (`engine/probe.py` runs the
+program once when a person asks for suggestions).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-from dataclasses import replace
 
-from autodd_lsp.engine.slots import JobSlots
-from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import BACKENDS, ReduceOptions
 from autodd_lsp.oracle.signals import signal_name
-from autodd_lsp.files import source_bytes
 
 MAX_SUGGESTIONS = 4
 # A stable prefix shorter than this says too little to be worth offering.
@@ -154,51 +147,3 @@ def output_tail(output: str, max_lines: int = 30, max_chars: int = 4000) -> str:
     """The end of `output`, for a person to read in a message."""
     tail = "\n".join(output.rstrip().splitlines()[-max_lines:])
     return tail[-max_chars:]
-
-
-def probe(
-    source_path: str,
-    options: ReduceOptions,
-    *,
-    text: str | None = None,
-    backend: str = "subproc",
-    cancel: threading.Event | None = None,
-):
-    """Run the program once, as `python source_path` would, and return the backend's RunResult.
-
-    `text`, when given, is run instead of the file's content (an editor's unsaved
-    buffer); it runs from a hidden file beside the source, as reduction
-    candidates do (engine/slots.py). A plain interpreter (`subproc`) is the default
-    backend: one run does not pay for a warm one. `options.err_msg` is not used.
-    """
-    from autodd_lsp.execution import create_backend
-
-    if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    replace(options, err_msg="-", failure=None).validate()
-    source_path = os.path.abspath(source_path)
-    if not os.path.isfile(source_path):
-        raise UsageError(f"no such file: {source_path}")
-    folder = os.path.dirname(source_path)
-    # An unsaved buffer runs from a hidden file beside the source, as reduction candidates do.
-    slots = JobSlots(1, os.path.basename(source_path), beside=folder) if text is not None else None
-    try:
-        path = source_path
-        if slots is not None:
-            path = slots.acquire()
-            with open(path, "wb") as handle:
-                handle.write(source_bytes(text))
-        runner = create_backend(
-            backend,
-            python=options.python,
-            cwd=options.cwd or os.getcwd(),
-            jobs=1,
-            extra_sys_path=[folder] if slots is not None else [],
-            output_limit=options.output_limit,
-        )
-        with runner:
-            result = runner.run(path, options.timeout, cancel)
-        return slots.unmasked(result) if slots is not None else result
-    finally:
-        if slots is not None:
-            slots.remove()

@@ -18,7 +18,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs, suggest_kinds
+from autodd_lsp.engine.probe import probe
+from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.report import bug_report, default_report_path, default_test_path, regression_test
 from autodd_lsp.server import settings as run_settings
 from autodd_lsp.server.minimize import (

@@ -1,0 +1,64 @@
+"""One run of the program, as `python file.py` would run it: what a person asks for
+before choosing the failure to keep (`autodd SOURCE` without a failure, the
+editor's "suggest a message"). Both front ends use it; `signature.py` reads its
+output.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import replace
+
+from autodd_lsp.engine.errors import UsageError
+from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.engine.slots import JobSlots
+from autodd_lsp.files import source_bytes
+
+
+def probe(
+    source_path: str,
+    options: ReduceOptions,
+    *,
+    text: str | None = None,
+    backend: str = "subproc",
+    cancel: threading.Event | None = None,
+):
+    """Run the program once, as `python source_path` would, and return the backend's RunResult.
+
+    `text`, when given, is run instead of the file's content (an editor's unsaved
+    buffer); it runs from a hidden file beside the source, as reduction
+    candidates do (engine/slots.py). A plain interpreter (`subproc`) is the default
+    backend: one run does not pay for a warm one. `options.err_msg` is not used.
+    """
+    from autodd_lsp.execution import create_backend
+
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    replace(options, err_msg="-", failure=None).validate()
+    source_path = os.path.abspath(source_path)
+    if not os.path.isfile(source_path):
+        raise UsageError(f"no such file: {source_path}")
+    folder = os.path.dirname(source_path)
+    # An unsaved buffer runs from a hidden file beside the source, as reduction candidates do.
+    slots = JobSlots(1, os.path.basename(source_path), beside=folder) if text is not None else None
+    try:
+        path = source_path
+        if slots is not None:
+            path = slots.acquire()
+            with open(path, "wb") as handle:
+                handle.write(source_bytes(text))
+        runner = create_backend(
+            backend,
+            python=options.python,
+            cwd=options.cwd or os.getcwd(),
+            jobs=1,
+            extra_sys_path=[folder] if slots is not None else [],
+            output_limit=options.output_limit,
+        )
+        with runner:
+            result = runner.run(path, options.timeout, cancel)
+        return slots.unmasked(result) if slots is not None else result
+    finally:
+        if slots is not None:
+            slots.remove()
