@@ -2,7 +2,7 @@
 
 import sys
 
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.execution import create_backend
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.oracle import FailureOracle
@@ -15,8 +15,7 @@ def make_tester(tmp_path, jobs=1):
     slots = JobSlots(jobs + 1, "candidate.py")
     tester = CandidateTester(backend, slots, jobs)
     original = tester.run(FAILING, 30, tester.new_cancel_event())
-    tester.judge = Judge(FailureOracle("boom", original.output, FAILING))
-    tester.timeout = 30
+    tester.judge_by(Rules(Judge(FailureOracle("boom", original.output, FAILING)), timeout=30))
     return tester, backend, slots
 
 

@@ -25,7 +25,7 @@ from autodd_lsp.engine import (
     Reduction,
     UsageError,
 )
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import create_backend
@@ -125,6 +125,8 @@ def flaky(tmp_path, monkeypatch):
 def reduce(path, message=MESSAGE, **options):
     events = []
     options.setdefault("cwd", str(path.parent))
+    # flakylib stands for an installed library with a race: inlined, its counting would be reduced too.
+    options.setdefault("inline_modules", False)
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
     return reduction.run(), events
 
@@ -204,9 +206,7 @@ def test_the_cache_keeps_the_tests_decision_not_one_runs_verdict(tmp_path, flaky
     try:
         original = "import flakylib\nflakylib.maybe_fail(2)\n"
         result = tester.run(original, 30, tester.new_cancel_event())
-        tester.judge = Judge(FailureOracle(MESSAGE, result.output, original))
-        tester.timeout = 30
-        tester.rate_test = RateTest(0.5)
+        tester.judge_by(Rules(Judge(FailureOracle(MESSAGE, result.output, original)), timeout=30, rate_test=RateTest(0.5)))
         rarer = "import flakylib\nflakylib.maybe_fail(4)\n"  # its first run fails
         later = tester.new_cancel_event()
         assert not tester.test(rarer, tester.new_cancel_event())
@@ -343,8 +343,9 @@ def test_a_deterministic_failure_runs_each_candidate_once(program, flaky):
 
 
 def autodd(*args, env=None):
+    """The CLI on a program that imports flakylib (kept: it stands for an installed library)."""
     return subprocess.run(
-        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
+        [sys.executable, "-m", "autodd_lsp", *map(str, args), "--keep-imports"],
         capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
     )
 

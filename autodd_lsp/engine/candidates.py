@@ -77,19 +77,30 @@ class OrderedCancelEvent(CancelEvent):
         self.order = order
 
 
+def _any_text(text: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How candidates are judged: given once, complete, when the original's checks are done
+    (`Reduction._check_original`); until then the tester only runs the original."""
+
+    judge: Judge
+    timeout: float  # seconds a candidate may run (adaptive: see engine/reduction.adaptive_timeout)
+    well_formed: Callable[[str], bool] = _any_text  # a structural check before running (frozen code intact)
+    frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
+    rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
+    timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
+
+
 class CandidateTester:
-    def __init__(self, backend: Backend, slots: JobSlots, jobs: int) -> None:
+    def __init__(self, backend: Backend, slots: JobSlots, jobs: int, rules: Rules | None = None) -> None:
         self.backend = backend
         self.slots = slots
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
-        self.judge: Judge | None = None
-        self.frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
-        # An intermittent failure: the sequential test that judges a candidate by its runs.
-        self.rate_test: RateTest | None = None
-        # With `rate_test`: a run that times out rejects at once (the original never timed out).
-        self.timeout_rejects = True
-        self.timeout = 60.0
+        self.rules = rules
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
@@ -100,8 +111,10 @@ class CandidateTester:
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
         self._stopped = False
-        # Extra structural check (frozen code intact); the engine sets it when needed.
-        self.well_formed: Callable[[str], bool] = lambda text: True
+
+    def judge_by(self, rules: Rules) -> None:
+        """From now on, judge candidates by `rules` (once the original's checks are done)."""
+        self.rules = rules
 
     def new_cancel_event(self) -> OrderedCancelEvent:
         """The cancel flag of the next candidate (made in proposal order)."""
@@ -194,20 +207,20 @@ class CandidateTester:
 
     def run_probed(self, path: str, text: str, cancel) -> RunResult | None:
         """Run `text` with its frozen regions probed, in the slot at `path` (whose run permit the caller holds)."""
-        probed = self.frozen.probe(text)
+        probed = self.rules.frozen.probe(text)
         code = None if probed is None else self._compiler.compile(probed, path)
         if code is None:
             return None
         overwrite(path, source_bytes(probed))
         self.backend.stage(path, code)
-        return self.slots.unmasked(self.backend.run(path, self.timeout, cancel, code=code))
+        return self.slots.unmasked(self.backend.run(path, self.rules.timeout, cancel, code=code))
 
     def _frozen_ran(self, path: str, text: str, cancel) -> bool | None:
         """Whether the probed `text` runs every frozen region the original ran; None if cancelled."""
         probe = self.run_probed(path, text, cancel)
         if probe is not None and probe.cancelled:
             return None
-        return probe is not None and self.frozen.satisfied(probe.output)
+        return probe is not None and self.rules.frozen.satisfied(probe.output)
 
     def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?
@@ -224,15 +237,16 @@ class CandidateTester:
             if known is not None:
                 self.counters.cache_hits += 1
                 return known
+        rules = self.rules
         with self._compiled_in_slot(text) as (path, code):
-            if code is None or not self.well_formed(text):
+            if code is None or not rules.well_formed(text):
                 with self._lock:
                     self.counters.rejected_unparsable += 1
                     self._verdicts[digest] = False
                 return False
             if cancel.is_set():
                 return False  # stale already (see the module's docstring)
-            if self.rate_test is not None:
+            if rules.rate_test is not None:
                 verdict, runs = self._run_until_decided(path, data, code, cancel, text, statements_of)
                 if runs is None:
                     return False  # cancelled: incomplete, never cached
@@ -246,13 +260,13 @@ class CandidateTester:
 
             def judge(result: RunResult) -> bool:
                 nonlocal verdict, probe_cancelled
-                verdict = self.judge.is_interesting(result, text, statements_of)
-                if verdict and self.frozen is not None:
+                verdict = rules.judge.is_interesting(result, text, statements_of)
+                if verdict and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     probe_cancelled, verdict = ran is None, bool(ran)
                 return verdict
 
-            result = self._run_at(path, data, code, self.timeout, cancel, judge=judge)
+            result = self._run_at(path, data, code, rules.timeout, cancel, judge=judge)
         if result.cancelled or probe_cancelled:
             return False  # incomplete: never cached
         with self._lock:
@@ -269,22 +283,23 @@ class CandidateTester:
         The run permit is held from the first run to the decision: the next
         candidate, prepared meanwhile, waits as it waits for a single run.
         """
+        rules = self.rules
         with self._staged_run(path, data, code, cancel):
             with self._running:
                 failures = runs = 0
                 decision = None
                 while decision is None:
-                    result = self.slots.unmasked(self.backend.run(path, self.timeout, cancel, code=code))
+                    result = self.slots.unmasked(self.backend.run(path, rules.timeout, cancel, code=code))
                     if result.cancelled:
                         return False, None
                     runs += 1
-                    if self.judge.is_interesting(result, text, statements_of):
+                    if rules.judge.is_interesting(result, text, statements_of):
                         failures += 1
-                    elif result.timed_out and self.timeout_rejects:
+                    elif result.timed_out and rules.timeout_rejects:
                         decision = False  # it left the original's path (see Reduction._check_original)
                         break
-                    decision = self.rate_test.decide(failures, runs)
-                if decision and self.frozen is not None:
+                    decision = rules.rate_test.decide(failures, runs)
+                if decision and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     if ran is None:
                         return False, None

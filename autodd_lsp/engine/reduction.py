@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Callable
 
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
@@ -238,10 +238,10 @@ class Reduction:
         first_run = runs[first_index]
         # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
         self._record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
+        rate_test, timeout_rejects = None, True
         if spec.kind == "hang":
             # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py).
-            tester.timeout = timeout
-            tester.judge = Judge(oracle, None, degenerate_values(self._tree))
+            judge, candidate_timeout = Judge(oracle, None, degenerate_values(self._tree)), timeout
         else:
             # A second run: is the failure line stable, and how long does a warm run take?
             if len(runs) < max(2, options.repeat):
@@ -253,22 +253,28 @@ class Reduction:
                 if self.cancelled:
                     return
             again = next((r for r in runs[first_index + 1:] if shows(r)), None)
-            tester.judge = Judge(oracle, self._same_failure(first, again), degenerate_values(self._tree))
+            judge = Judge(oracle, self._same_failure(first, again), degenerate_values(self._tree))
             failed = [
                 index == first_index
-                or (not r.cancelled and tester.judge.is_interesting(r, text, self._original_statements.of_line))
+                or (not r.cancelled and judge.is_interesting(r, text, self._original_statements.of_line))
                 for index, r in enumerate(runs)
             ]
             warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
             duration = max(warm) if warm and not first_run.timed_out else first_run.duration
-            tester.timeout = adaptive_timeout(duration, timeout)
-            self._measured(FailureRate(sum(failed), len(runs)), timed_out=any(r.timed_out for r in runs))
-        tester.set_best(text)
+            candidate_timeout = adaptive_timeout(duration, timeout)
+            rate_test = self._measured(FailureRate(sum(failed), len(runs)))
+            # A candidate's run that times out has left the original's path, unless the original timed out too.
+            timeout_rejects = not any(r.timed_out for r in runs)
+        rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects)
         frozen = frozen_fingerprint(text)
         if frozen:
-            tester.well_formed = lambda candidate: frozen_fingerprint(candidate) == frozen
-            if options.match == "same":
-                tester.frozen = self._frozen_check()
+            rules = replace(
+                rules,
+                well_formed=lambda candidate: frozen_fingerprint(candidate) == frozen,
+                frozen=self._frozen_check() if options.match == "same" else None,
+            )
+        tester.judge_by(rules)
+        tester.set_best(text)
 
     def _inlined_instead(self, oracle, first: Observation | None):
         """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
@@ -293,18 +299,11 @@ class Reduction:
             self._emit(Notice(f"{names} not inlined: their freeze annotations do not pair up once inlined"))
             return None
         tester = self._tester
-        result = tester.run(inlined.text, self.options.timeout, tester.new_cancel_event())
-        seen = self._observe(result.output, inlined.text)
-        oracle = self._failure_rule(result, inlined.text)
-        same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
-        if not same:
-            shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1) or "no output"
-            self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
-            return None
         text = inlined.text
-        if own_check:
+        if own_check:  # a first run finds the check's line in the inlined text; the check is frozen there
             origin = f"{os.path.relpath(frame[0], os.path.dirname(self.path))}:{frame[1]}"
-            line = seen.place.program_line if seen is not None and seen.place else None
+            located = self._observe(tester.run(text, self.options.timeout, tester.new_cancel_event()).output, text)
+            line = located.place.program_line if located is not None and located.place else None
             text = freeze_check(text, line, origin) if line is not None else None
             if text is None or parse_freeze(text).errors:
                 self._emit(Notice(
@@ -312,6 +311,14 @@ class Reduction:
                     "raise or assert, which could not be frozen once inlined (the reproducer keeps that import)"
                 ))
                 return None
+        result = tester.run(text, self.options.timeout, tester.new_cancel_event())
+        seen = self._observe(result.output, text)
+        oracle = self._failure_rule(result, text)
+        same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
+        if not same:
+            shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1) or "no output"
+            self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
+            return None
         self._rebase(text, parse(text))
         kept = f"; its check at {origin} is frozen" if own_check else ""
         self._emit(Notice(f"inlined {names}: the reproducer will be one file{kept}"))
@@ -352,23 +359,21 @@ class Reduction:
         oracle = failure_oracle(self._spec, result, self.original_text if text is None else text, self.options.timeout)
         return oracle if oracle.reproduced_by_original else None
 
-    def _measured(self, rate: FailureRate, timed_out: bool) -> None:
-        """Take the original's failure rate: below 100%, candidates face the sequential test."""
+    def _measured(self, rate: FailureRate) -> RateTest | None:
+        """Take the original's failure rate; below 100%, the sequential test candidates face."""
         if self.options.repeat or not rate.always:
             self._original_rate = rate
             self._rate_runs = rate.runs
         if rate.always:
-            return
+            return None
         test = RateTest(rate.rate)
-        self._tester.rate_test = test
-        # A candidate's run that times out has left the original's path, unless the original timed out too.
-        self._tester.timeout_rejects = not timed_out
         self._emit(Notice(
             f"the failure is intermittent: the original {rate.describe()}; a candidate counts only if it "
             f"fails about as often (at least {100 * (1 - MARGIN):.0f}% of that rate, by a sequential test of "
             f"up to {test.max_runs} runs; one that never fails is rejected after "
             f"{test.runs_to_reject_a_candidate_that_never_fails()} runs)"
         ))
+        return test
 
     def _observe(self, output: str, text: str) -> Observation | None:
         if self._observer is None:
@@ -444,7 +449,7 @@ class Reduction:
         run that went elsewhere (a program that inspects its own bytecode) would mislead.
         """
         # An intermittent original may not fail in a given run: a few tries.
-        tries = 1 if self._tester.rate_test is None else RECORD_TRIES
+        tries = 1 if self._tester.rules.rate_test is None else RECORD_TRIES
         path = slots.side_path("values")
         try:
             for _ in range(tries):
@@ -635,9 +640,7 @@ class Reduction:
             extra_env=KIND_ENV.get(self._spec.kind),
         )
         with fresh:
-            checker = CandidateTester(fresh, slots, jobs=1)
-            checker.judge = self._tester.judge
-            checker.frozen = self._tester.frozen
+            checker = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
             self._verifier = checker
 
             def measure(index: int, first_failure_only: bool) -> FailureRate:
@@ -654,16 +657,16 @@ class Reduction:
                         break
                     runs += 1
                     seen = self._observe(result.output, text)
-                    if checker.judge.is_interesting(result, text, statements_of):
+                    if checker.rules.judge.is_interesting(result, text, statements_of):
                         failures, observed = failures + 1, seen
                     elif not failures:
                         observed = seen
                 if runs:
                     self._final_observation = observed
-                if failures and checker.frozen is not None:
-                    probed = checker.frozen.probe(text)
+                if failures and checker.rules.frozen is not None:
+                    probed = checker.rules.frozen.probe(text)
                     probe = None if probed is None else checker.run(probed, self.options.timeout, checker.new_cancel_event())
-                    if probe is None or probe.cancelled or not checker.frozen.satisfied(probe.output):
+                    if probe is None or probe.cancelled or not checker.rules.frozen.satisfied(probe.output):
                         failures = 0  # the frozen code no longer runs (or cannot be probed)
                 return FailureRate(failures, runs)
 
