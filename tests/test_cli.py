@@ -155,8 +155,19 @@ def test_without_err_msg_it_suggests_the_failure(program):
     src = program("inventory.py")
     done = autodd(src)
     assert done.returncode == 2
-    assert "--err-msg 'ValueError: inventory invariant violated: total above limit'" in done.stderr
+    assert '--err-msg "ValueError: inventory invariant violated: total above limit"' in done.stderr
     assert not (src.parent / "inventory.min.py").exists()
+
+
+def test_printed_commands_are_quoted_as_a_person_types_them():
+    import shlex
+
+    from autodd_lsp.shell import shell_word
+
+    for word, shown in [("KeyError: 'west'", "\"KeyError: 'west'\""), ("plain", "plain"),
+                        ("costs $5", "'costs $5'"), ('say "hi"', "'say \"hi\"'")]:
+        assert shell_word(word) == shown
+        assert shlex.split(shell_word(word)) == [word]  # the shell reads back the same word
 
 
 def test_default_output_goes_beside_the_source(program):

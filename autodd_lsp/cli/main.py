@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import signal
 import sys
 import threading
@@ -41,6 +40,7 @@ from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
+from autodd_lsp.shell import shell_command
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
 from autodd_lsp.report import bug_report, regression_test
 
@@ -204,7 +204,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
     print(f"autodd: no failure to keep given; {args.source} fails with:", file=sys.stderr)
     for flags in suggestions:
-        print(f"  autodd {shlex.quote(args.source)} {shlex.join(flags)}", file=sys.stderr)
+        print(f"  autodd {shell_command([args.source, *flags])}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 

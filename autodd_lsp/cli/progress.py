@@ -10,7 +10,7 @@ from autodd_lsp.engine import Accepted, Event, Failed, Finished, Notice, PassSta
 def status_text(size: Size, original: Size, stats: Stats) -> str:
     rate = stats.candidates_run / stats.elapsed if stats.elapsed > 0 else 0.0
     return (
-        f"{stats.current_pass} · {original.lines} → {size.lines} lines · "
+        f"{stats.current_pass} · {original.lines} → {size.lines} non-blank lines · "
         f"{original.nodes} → {size.nodes} nodes · {stats.candidates_run} candidates "
         f"({rate:.0f}/s) · {stats.elapsed:.1f} s"
     )

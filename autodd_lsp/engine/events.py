@@ -103,7 +103,7 @@ class Summary:
             check = "re-run: NOT reproduced"
         runs = f" ({s.runs} runs)" if s.runs != s.candidates_run else ""
         return (
-            f"{head}: {o.lines} -> {f.lines} lines, {o.nodes} -> {f.nodes} AST nodes "
+            f"{head}: {o.lines} -> {f.lines} non-blank lines, {o.nodes} -> {f.nodes} AST nodes "
             + (f"({pct:.0f}% smaller), " if pct >= 0 else f"({-pct:.0f}% larger), ")
             + f"{s.candidates_run} candidates run{runs}, "
             f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "

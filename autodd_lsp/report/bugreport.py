@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp import __version__
+from autodd_lsp.shell import shell_word
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.signals import signal_name
@@ -249,7 +249,7 @@ def bug_report(
     if spec.kind == "crash" and spec.value is None and summary.signal is not None:
         spec = FailureSpec.crash(signal_name(summary.signal))  # any signal was asked for: name the one kept
     # With a crash, Python's faulthandler shows where it happened.
-    run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shlex.quote(output_name)}"
+    run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shell_word(output_name)}"
     if spec.kind == "message":
         failure_lines = [f"The line showing {_inline(err_msg)}:", ""]
     elif summary.original_failure_line or summary.final_failure_line:
@@ -293,7 +293,7 @@ def bug_report(
         "",
         "## Reduction",
         "",
-        "| | lines | AST nodes |",
+        "| | non-blank lines | AST nodes |",
         "|---|---:|---:|",
         f"| original {_inline(source_name)} | {o.lines} | {o.nodes} |",
         f"| reproducer {_inline(output_name)} | {f.lines} | {f.nodes} |",
@@ -319,7 +319,7 @@ def _rate_lines(summary: Summary) -> list[str]:
 
 
 def _lines(count: int) -> str:
-    return f"{count} line" if count == 1 else f"{count} lines"
+    return f"{count} non-blank line" if count == 1 else f"{count} non-blank lines"
 
 
 def _shows(summary: Summary, spec: FailureSpec, timeout: float) -> str:

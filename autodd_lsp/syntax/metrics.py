@@ -21,7 +21,7 @@ class Size:
     chars: int
 
     def __str__(self) -> str:
-        return f"{self.lines} lines, {self.nodes} AST nodes"
+        return f"{self.lines} non-blank lines, {self.nodes} AST nodes"
 
 _LAYOUT_TOKENS = {
     tokenize.NL,
