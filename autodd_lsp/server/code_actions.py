@@ -11,7 +11,9 @@ from autodd_lsp.freeze import TextEdit, freeze_edits, unfreeze_edits
 from autodd_lsp.server.positions import from_position, to_range
 from autodd_lsp.syntax.lines import split_lines
 
-MINIMIZE_KIND = "source.autodd.minimize"
+# A refactor.* kind: VS Code's light bulb (Ctrl+.) lists quickfix and refactor actions, not source ones.
+# One kind per action, so clients that list every kind show it once.
+MINIMIZE_KIND = "refactor.autodd.minimize"
 MINIMIZE_COMMAND = "autodd.minimize"
 MINIMIZE_TITLE = "AutoDD: Minimize this failure"
 CANCEL_COMMAND = "autodd.cancel"
