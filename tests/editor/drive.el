@@ -89,8 +89,15 @@
                (run-id (plist-get reply :runId))
                (counted autodd-progress-count))
           (autodd-note 'second_reply reply)
-          ;; Let it go on a while: some candidates run, some edits land in the buffer.
-          (autodd-wait (lambda () (> autodd-progress-count (+ counted 3))) 30)
+          ;; Let it go on until it has shrunk (an edit has landed in the buffer), however
+          ;; busy the machine: progress alone may come before any candidate is accepted.
+          (autodd-wait (lambda ()
+                         (let ((p autodd-last-progress))
+                           (and (> autodd-progress-count counted) p
+                                (equal (plist-get p :runId) run-id)
+                                (< (plist-get (plist-get p :size) :nodes)
+                                   (plist-get (plist-get p :original) :nodes)))))
+                       60)
           (autodd-note 'cancel_reply
                        (eglot-execute-command server 'autodd.cancel (vector (list :runId run-id))))
           (autodd-wait (lambda () (gethash run-id autodd-finished)) 30)

@@ -36,7 +36,10 @@ local ok, err = pcall(function()
         table.insert(out.progress, { token = params.token, kind = params.value.kind })
         return default_progress(e, params, ctx)
       end,
-      ['autodd/progress'] = function() out.run_progress = out.run_progress + 1 end,
+      ['autodd/progress'] = function(_, params)
+        out.run_progress = out.run_progress + 1
+        out.last_run_progress = params
+      end,
       ['autodd/finished'] = function(_, params) out.finished[params.runId] = params end,
       ['window/showMessage'] = function(_, params)
         out.messages = out.messages or {}
@@ -100,7 +103,11 @@ local ok, err = pcall(function()
     end
     return token ~= nil
   end, 50)
-  vim.wait(1500, function() return false end, 50) -- let a few candidates be accepted first
+  -- Let it shrink first (an edit lands in the buffer), however busy the machine is.
+  vim.wait(60000, function()
+    local p = out.last_run_progress
+    return p ~= nil and p.runId == second.runId and p.size.nodes < p.original.nodes
+  end, 50)
   vim.lsp.get_client_by_id(client_id).notify('window/workDoneProgress/cancel', { token = token })
   note('cancel sent')
   vim.wait(30000, function() return second.runId ~= nil and out.finished[second.runId] ~= nil end, 50)
