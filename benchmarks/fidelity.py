@@ -72,8 +72,10 @@ def observe(output: str, message: str, text: str, program_path: str) -> dict:
     frames), `library_frame` ("file:line" of the innermost frame outside the
     program, or None), `innermost_in_program`, `program_frame` (the line number
     of the innermost frame in the program) and `program_source` (that line of
-    the program, stripped), `degenerate` (kind -> count, None if the text does
-    not parse) and `nodes`.
+    the program, stripped), `library_source` (the line of the innermost frame
+    outside the program, stripped, when that frame is in a module beside the
+    program: inlining moves it into the program), `degenerate` (kind -> count,
+    None if the text does not parse) and `nodes`.
     """
     lines = output.splitlines()
     index = last_match_index(lines, message, text)
@@ -92,6 +94,7 @@ def observe(output: str, message: str, text: str, program_path: str) -> dict:
         "innermost_in_program": in_program[-1] if frames else None,
         "program_frame": program[-1].line if program else None,
         "program_source": _source_line(text, program[-1].line, tree) if program else None,
+        "library_source": _local_source(library[-1], program_path) if library else None,
         "degenerate": dict(degenerate_values(tree)) if tree is not None else None,
         "nodes": sum(1 for _ in ast.walk(tree)) if tree is not None else None,
     }
@@ -120,6 +123,19 @@ def last_match_index(lines: list[str], message: str, text: str) -> int | None:
         else:
             low = middle + 1
     return low - 1
+
+
+def _local_source(frame, program_path: str) -> str | None:
+    """The stripped source line of `frame` when its file is one of the program's own modules."""
+    folder = os.path.dirname(os.path.abspath(program_path)) + os.sep
+    if not os.path.abspath(frame.file).startswith(folder):
+        return None
+    try:
+        with open(frame.file, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return lines[frame.line - 1].strip() if 0 < frame.line <= len(lines) else None
 
 
 def _is_program(file: str, program_path: str) -> bool:
@@ -194,6 +210,9 @@ def same_place(original: dict, result: dict) -> str:
     if original["traceback"] != result["traceback"]:
         return "no"
     if original["library_frame"] != result["library_frame"]:
+        moved = original.get("library_source") is not None and result["library_frame"] is None
+        if moved and result["innermost_in_program"] and result["program_source"] == original["library_source"]:
+            return "yes (inlined)"  # the user's module is in the program now; the raising statement is the same
         return "no"
     if original["innermost_in_program"] != result["innermost_in_program"]:
         return "no"

@@ -104,6 +104,22 @@ def test_the_same_library_frame_is_the_same_place(tmp_path):
     assert fidelity.compare(original, result)["same_place"] == "yes"
 
 
+def test_a_check_moved_into_the_program_by_inlining_is_the_same_place(tmp_path):
+    """The original fails in its own module beside it; the inlined result raises the same statement itself."""
+    message = "too big"
+    module = "def check(n):\n    if n > 3:\n        raise ValueError(f'too big: {n}')\n"
+    write(tmp_path, "checks.py", module)
+    source = write(tmp_path, "orig.py", "import checks\nfor n in range(6):\n    checks.check(n)\n")
+    original = fidelity.run_alone(source, message, timeout=30, env=dict(os.environ), in_place=True)  # beside its module
+    assert original["library_source"] == "raise ValueError(f'too big: {n}')"
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    inlined = "for n in range(6):\n    if n > 3:  # autodd: freeze\n        raise ValueError(f'too big: {n}')\n"
+    assert fidelity.compare(original, run(write(alone, "result.py", inlined), message))["same_place"] == "yes (inlined)"
+    other = "raise ValueError('too big: 4')\n"  # the same line, raised by another statement
+    assert fidelity.compare(original, run(write(alone, "other.py", other), message))["same_place"] == "no"
+
+
 def test_a_result_that_only_warns_has_lost_the_error(tmp_path):
     message = "deprecated config key 'lr'"
     original = run(write(tmp_path, "orig.py", f"""\

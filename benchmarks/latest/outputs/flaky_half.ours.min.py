@@ -5,7 +5,7 @@ from dataclasses import dataclass
 @dataclass
 class Job:
     name: str
-    needs: list = 0
+    needs: list = list
 
 
 def ready(job):
