@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROGRAMS
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
 from test_cli import assert_one_line_error, autodd
 
 MESSAGE = "tile check failed"
@@ -28,11 +28,11 @@ def quick_pytest(monkeypatch):
 
 
 def kernel_project(folder: Path) -> Path:
-    """tests/programs/pytest_kernel as a user has it: test_kernel.py, conftest.py, tiles.py."""
+    """The benchmark's pytest_fixture case as a user has it: test_kernel.py, conftest.py, tiles.py."""
     folder.mkdir()
-    shutil.copy(PROGRAMS / "pytest_kernel" / "kernel_tests.py", folder / "test_kernel.py")
-    shutil.copy(PROGRAMS / "pytest_kernel" / "kernel_conftest.py", folder / "conftest.py")
-    shutil.copy(PROGRAMS / "pytest_kernel" / "tiles.py", folder / "tiles.py")
+    shutil.copy(CORPUS / "kernel_tests.py", folder / "test_kernel.py")
+    shutil.copy(CORPUS / "conftest.py", folder / "conftest.py")
+    shutil.copy(CORPUS / "tiles.py", folder / "tiles.py")
     return folder / "test_kernel.py"
 
 

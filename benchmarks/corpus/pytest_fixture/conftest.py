@@ -1,4 +1,4 @@
-"""Fixtures shared by the kernel tests (copied in as conftest.py by tests/test_pytest_mode.py)."""
+"""Fixtures shared by the kernel tests."""
 
 import pytest
 
