@@ -48,6 +48,7 @@ def inline_conftests(text: str, path: str, conftests: list[str]) -> Inlined:
     if kept or not modules:
         return Inlined(text, kept=tuple(kept))
     own = _bindings_of(tree)
+    taken = set(own) | {name for _, _, t in modules for name in _top_level_names(t)}  # and every new name
     pieces = []
     for index, (conftest, conftest_text, conftest_tree) in enumerate(modules):
         if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in conftest_tree.body):
@@ -58,7 +59,6 @@ def inline_conftests(text: str, path: str, conftests: list[str]) -> Inlined:
                 for name, key in _bindings_of(other_tree).items():
                     others.setdefault(name, key)
         fixtures = _fixture_names(conftest_tree)
-        taken = set(others) | {n for _, _, t in modules for n in _top_level_names(t)}
         new_names = {}
         for name, key in _bindings_of(conftest_tree).items():
             collides = name in others and (key is None or others[name] != key)
