@@ -54,7 +54,10 @@ def test_reduces_a_parametrized_test_with_a_conftest_fixture(tmp_path, no_leftov
     before = sorted(p.name for p in source.parent.iterdir())
     output = tmp_path / "out" / "test_min.py"
     output.parent.mkdir()
-    done = autodd(f"{source}::{NODE}", "--err-msg", MESSAGE, "-o", output, cwd=source.parent)
+    regression = tmp_path / "regression" / "test_regression.py"
+    regression.parent.mkdir()
+    done = autodd(f"{source}::{NODE}", "--err-msg", MESSAGE, "-o", output, "--emit-test", regression,
+                  cwd=source.parent)
     assert done.returncode == 0, done.stderr
     assert "re-run: still fails the same way" in done.stderr
     assert "inlined conftest.py, tiles.py" in done.stderr
@@ -69,6 +72,13 @@ def test_reduces_a_parametrized_test_with_a_conftest_fixture(tmp_path, no_leftov
     assert alone.returncode == 1, alone.stdout + alone.stderr
     assert FAILURE_LINE in alone.stdout.splitlines()
     assert "1 failed" in alone.stdout
+    # The regression test runs the embedded test under pytest: it fails while the bug is there.
+    own_tmp = tmp_path / "regression-tmp"  # its tmp_path: not AutoDD's private temporary folder
+    own_tmp.mkdir()
+    check = subprocess.run([sys.executable, "-m", "pytest", str(regression), "-q", "-p", "no:cacheprovider"],
+                           cwd=regression.parent, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "TMPDIR": str(own_tmp)})
+    assert check.returncode == 1 and "the bug is still there" in check.stdout, check.stdout
 
 
 SMALL_TEST = '''\

@@ -81,6 +81,10 @@ class PytestTest:
                 args.append("--noconftest")
         return Launch("pytest", tuple(args))
 
+    def command(self, file: str) -> list[str]:
+        """The command line after `python` that runs the test of `file` alone, as the final check does."""
+        return self.launch(standalone=True).argv(file)
+
     def not_run_reason(self, result: RunResult) -> str | None:
         """Why the run shows no failure of the test (one line), or None if the test failed."""
         if result.returncode == 1 or result.returncode is None or result.returncode < 0:
