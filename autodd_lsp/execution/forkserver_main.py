@@ -440,7 +440,7 @@ def become_candidate(channel, report):
             os.close(fd)
         os.chdir(cwd)
         if module:
-            status = run_module_as_main(module, args, cwd, main_module)
+            status = run_module_as_main(module, args, cwd)  # runpy makes its own `__main__` for it
         else:
             status = run_as_main(path, folder, main_module, code_file)
         if imports_file:
@@ -542,7 +542,7 @@ def run_as_main(path, folder, main_module, code_file=""):
     return run_guarded(body, path)
 
 
-def run_module_as_main(module, args, cwd, main_module):
+def run_module_as_main(module, args, cwd):
     """Run `module` as `python -m module *args` would (pytest, for a test of the file); the exit status.
 
     As `-m` does: sys.argv[0] becomes the module's file, sys.path[0] the working
@@ -553,7 +553,6 @@ def run_module_as_main(module, args, cwd, main_module):
         sys.orig_argv[:] = [sys.orig_argv[0], "-m", module, *args]
     if not SAFE_PATH:
         sys.path.insert(0, cwd)
-    del main_module  # runpy makes its own `__main__` for the module
 
     def body():
         import runpy
