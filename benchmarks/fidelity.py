@@ -45,11 +45,12 @@ CELL_LIMIT = 140
 # --- running a program alone -------------------------------------------------------------
 
 
-def run_alone(program: Path, message: str, timeout: float, env: dict | None = None, in_place: bool = False) -> dict:
+def run_alone(program: Path, message: str, timeout: float, env: dict | None = None, in_place: bool = False,
+              test: str = "") -> dict:
     """Run a copy of `program` with a fresh interpreter in an empty folder (an original: in
-    its own folder); observe its failure."""
+    its own folder); observe its failure. `test`: a pytest node id in the file, run under pytest."""
     text = program.read_text()
-    proc, copy_path = run_copy_alone(program, timeout, env, in_place)
+    proc, copy_path = run_copy_alone(program, timeout, env, in_place, test)
     if proc is None:
         observed = observe("", message, text, copy_path)
         observed["exit"] = f"timed out after {timeout:g} s"
@@ -229,20 +230,20 @@ def more_degenerate(original: dict | None, result: dict | None) -> dict:
 # --- filling a benchmark's results -------------------------------------------------------
 
 
-def original_failure(source: Path, message: str, timeout: float, env: dict) -> dict:
-    return run_alone(source, message, timeout, env, in_place=True)
+def original_failure(source: Path, message: str, timeout: float, env: dict, test: str = "") -> dict:
+    return run_alone(source, message, timeout, env, in_place=True, test=test)
 
 
-def tool_fidelity(original: dict, output: Path, message: str, timeout: float, env: dict) -> dict:
+def tool_fidelity(original: dict, output: Path, message: str, timeout: float, env: dict, test: str = "") -> dict:
     """The `fidelity` entry of a tool's record: its result's failure and the comparison."""
-    result = run_alone(output, message, timeout, env)
+    result = run_alone(output, message, timeout, env, test=test)
     return {"failure": result, **compare(original, result)}
 
 
-def output_of(folder: Path, case_name: str, tool: str, record: dict) -> Path | None:
-    """A tool's kept output: under `folder` first (results copied elsewhere keep
-    working), else where the record says it was written."""
-    for candidate in (folder / "outputs" / f"{case_name}.{tool}.min.py", record.get("output")):
+def output_of(folder: Path, kept_name: str, record: dict) -> Path | None:
+    """A tool's kept output (`kept_name`: `Case.kept_name`): under `folder` first (results copied
+    elsewhere keep working), else where the record says it was written."""
+    for candidate in (folder / "outputs" / kept_name, record.get("output")):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     return None
@@ -258,17 +259,18 @@ def refresh(results: dict, folder: Path, cases_by_name: dict, timeout_of, env: d
             print(f"fidelity: skipping {name} (unknown case or missing modules)")
             continue
         records = {tool: record for tool, record in case_result["tools"].items()
-                   if output_of(folder, name, tool, record) is not None}
+                   if output_of(folder, case.kept_name(tool), record) is not None}
         if not records:
             continue
         print(f"fidelity: {name} ...", flush=True)
         with tempfile.TemporaryDirectory(prefix=f"autodd-fidelity-{name}-") as tmp:
             source = case.materialize(Path(tmp) / "original")
-            original = original_failure(source, case_result["err_msg"], timeout_of(case), env)
+            original = original_failure(source, case_result["err_msg"], timeout_of(case), env, case.test)
         case_result["original"]["failure"] = original
         for tool, record in records.items():
-            output = output_of(folder, name, tool, record)
-            record["fidelity"] = tool_fidelity(original, output, case_result["err_msg"], timeout_of(case), env)
+            output = output_of(folder, case.kept_name(tool), record)
+            record["fidelity"] = tool_fidelity(original, output, case_result["err_msg"], timeout_of(case), env,
+                                               case.test)
 
 
 # --- tables ------------------------------------------------------------------------------

@@ -30,14 +30,15 @@ def program_size(source: str) -> dict:
 
 
 def run_copy_alone(
-    program: Path, timeout: float, env: dict | None, in_place: bool = False
+    program: Path, timeout: float, env: dict | None, in_place: bool = False, test: str = ""
 ) -> tuple[subprocess.CompletedProcess | None, str]:
     """Run a copy of `program` with a fresh interpreter in an empty folder: the run
     (None: it timed out) and the path the copy ran as (gone by then).
 
     The empty folder makes sure the output doesn't lean on files next to the
     original (e.g. importing the unreduced program as a module). An original
-    runs `in_place` instead: beside the data and modules it was given.
+    runs `in_place` instead: beside the data and modules it was given. A pytest case
+    (`test`: the node id in the file) runs as `python -m pytest FILE::test --tb=native`.
     """
     with tempfile.TemporaryDirectory(prefix="autodd-repro-") as folder:
         copy = Path(folder) / program.name
@@ -46,8 +47,14 @@ def run_copy_alone(
         else:
             shutil.copyfile(program, copy)
         try:
+            command = [sys.executable, copy.name]
+            if test:
+                # The engine's output options (engine/pytest_target.py): the exception is the last line
+                # with the message (no short summary), the test's own output comes before it.
+                command = [sys.executable, "-m", "pytest", f"{copy.name}::{test}", "--tb=native", "-q", "-rN",
+                           "-s", "-p", "no:cacheprovider"]
             return subprocess.run(
-                [sys.executable, copy.name],
+                command,
                 cwd=folder,
                 env=env,
                 capture_output=True,
@@ -61,10 +68,10 @@ def run_copy_alone(
 
 
 def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict,
-                          returncode: int | None = None, in_place: bool = False) -> dict:
+                          returncode: int | None = None, in_place: bool = False, test: str = "") -> dict:
     """Run `program` alone (see run_copy_alone); look for err_msg, or, for a failure
     without a message, for its exit status `returncode` (negative: killed by that signal)."""
-    proc, _ = run_copy_alone(program, timeout, env, in_place)
+    proc, _ = run_copy_alone(program, timeout, env, in_place, test)
     if proc is None:
         return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
     if returncode is not None:

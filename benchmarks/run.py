@@ -102,10 +102,11 @@ def run_case(case: Case, tools: list, args) -> dict | None:
             return result
         original = None
         if not args.no_fidelity and not case.flags and case.runs == 1:  # it compares one run's message lines
-            original = fidelity.original_failure(source, case.err_msg, repro_timeout(case), subprocess_env())
+            original = fidelity.original_failure(source, case.err_msg, repro_timeout(case), subprocess_env(),
+                                                 case.test)
             result["original"]["failure"] = original
         for tool in tools:
-            if case.flags and not tool.takes_failure_flags:
+            if case.flags and not tool.takes_failure_flags or case.test and not tool.takes_test_ids:
                 result["tools"][tool.name] = not_applicable(case, tool)
                 continue
             runs = []
@@ -117,12 +118,15 @@ def run_case(case: Case, tools: list, args) -> dict | None:
             keep_output(case, tool, record, args.out)
             if original is not None and record.get("output"):
                 record["fidelity"] = fidelity.tool_fidelity(
-                    original, Path(record["output"]), case.err_msg, repro_timeout(case), subprocess_env())
+                    original, Path(record["output"]), case.err_msg, repro_timeout(case), subprocess_env(), case.test)
     return result
 
 
 def not_applicable(case: Case, tool) -> dict:
-    """The record of a tool that cannot be given the case's failure (the reference: --err-msg only)."""
+    """The record of a tool that cannot be given the case's failure (the reference: --err-msg only)
+    or its SOURCE (the reference runs files as scripts: no pytest node id)."""
+    if case.test:
+        return {"status": "n/a", "detail": f"takes no pytest node id (FILE.py::{case.test}): it runs files as scripts"}
     return {"status": "n/a", "detail": f"takes only --err-msg, not {case.failure}"}
 
 
@@ -167,10 +171,11 @@ def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
     workdir.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source.parent, workdir)  # the program with whatever the case keeps beside it
     program = workdir / source.name
-    output = workdir / f"{case.name}.min.py"
+    # A test file's result must stay importable by pytest's default import mode: no dot in its stem.
+    output = workdir / (f"{source.stem}_min.py" if case.test else f"{case.name}.min.py")
     logs = args.out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs, case.flags)
+    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs, case.flags, case.test)
     if case.runs > 1 and tool.takes_failure_flags:  # ours: measure the intermittent failure's rate
         command += ["--repeat", str(case.runs)]
     record = run_tool(tool, command, workdir, output, logs / f"{case.name}.{tool.name}", args.cap,
@@ -187,7 +192,7 @@ def keep_output(case: Case, tool, record: dict, out: Path) -> None:
     --repeat, the median run's, not the last one's)."""
     if not record.get("output"):
         return
-    kept = out / "outputs" / f"{case.name}.{tool.name}.min.py"
+    kept = out / "outputs" / case.kept_name(tool.name)
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(record["output"], kept)
     record["output"] = str(kept)
@@ -215,7 +220,7 @@ def reproduces_in_some_run(case: Case, program: Path, in_place: bool = False) ->
     """`reproduces_standalone`, up to `case.runs` times (an intermittent failure shows in some)."""
     for attempt in range(case.runs):
         found = reproduces_standalone(program, case.err_msg, repro_timeout(case), subprocess_env(),
-                                      case.returncode, in_place=in_place)
+                                      case.returncode, in_place=in_place, test=case.test)
         if found["reproduces"]:
             if case.runs > 1:
                 found["why"] = f"in run {attempt + 1} of at most {case.runs}"

@@ -23,6 +23,8 @@ class ToolSpec:
     count_stream: str
     # Whether the tool takes a failure without a message (--crash, --exit-code, --hang, --err-regex).
     takes_failure_flags: bool = True
+    # Whether SOURCE may be a pytest node id (FILE.py::test_name[params]).
+    takes_test_ids: bool = True
 
 
 TOOLS = {
@@ -42,6 +44,7 @@ TOOLS = {
         count_pattern=r"Dispatched (\d+) tasks",
         count_stream="stdout",
         takes_failure_flags=False,  # --err-msg only
+        takes_test_ids=False,  # runs a file as a script
     ),
 }
 
@@ -102,12 +105,15 @@ class SizeSampler(threading.Thread):
 
 
 def build_command(tool: ToolSpec, source: Path, output: Path, err_msg: str, timeout: int, jobs: int,
-                  flags: tuple[str, ...] = ()) -> list[str]:
-    """The tool's command line; `flags` (a failure without a message) in place of --err-msg."""
+                  flags: tuple[str, ...] = (), test: str = "") -> list[str]:
+    """The tool's command line; `flags` (a failure without a message) in place of --err-msg;
+    `test`: SOURCE is that pytest node of the file."""
     if flags and not tool.takes_failure_flags:
         raise ValueError(f"{tool.name} takes only --err-msg, not {' '.join(flags)}")
+    if test and not tool.takes_test_ids:
+        raise ValueError(f"{tool.name} takes no pytest node id")
     return [
-        sys.executable, "-m", tool.module, str(source),
+        sys.executable, "-m", tool.module, f"{source}::{test}" if test else str(source),
         *(flags or ("--err-msg", err_msg)),
         "-o", str(output),
         "--timeout", str(timeout),

@@ -615,3 +615,23 @@ def test_runner_ignores_a_few_lazy_imports(dirs):
         backend.run(path, 30, learn_imports=True)
         assert backend.learned_imports == 0
         assert backend.run(path, 30).stdout == b"False\n"
+
+
+def test_a_module_launch_runs_like_python_dash_m(backend_name, dirs):
+    """Launch("m", args): `python -m m args` with the candidate's path in them, on both backends."""
+    from autodd_lsp.execution import FILE, Launch
+
+    write(dirs["original"], "probe_main.py", """
+        import json, os, sys
+        print(json.dumps({"name": __name__, "argv": sys.argv, "path0": sys.path[0], "cwd": os.getcwd()}))
+        sys.exit(3)
+    """)
+    path = write(dirs["candidates"], "cand.py", "print('the file itself is not run')\n")
+    launch = Launch("probe_main", ("--file", FILE + "::node"))
+    with make(backend_name, dirs, launch=launch) as backend:
+        result = backend.run(path, timeout=30)
+    assert result.returncode == 3, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["name"] == "__main__"
+    assert seen["argv"] == [str(dirs["original"] / "probe_main.py"), "--file", path + "::node"]
+    assert seen["path0"] == seen["cwd"] == str(dirs["work"])

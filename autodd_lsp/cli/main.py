@@ -35,6 +35,7 @@ from autodd_lsp.engine import (
     Reduction,
     Summary,
     UsageError,
+    split_source,
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS
@@ -56,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="autodd",
         description="Shrink a failing Python program to a small program that still fails the same way.",
     )
-    parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified)")
+    parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified), or a failing "
+                        "pytest test in it: FILE.py::test_name, FILE.py::test_name[params], FILE.py::Class::test_name")
     keep = parser.add_argument_group(
         "the failure to keep (exactly one; without any, autodd runs SOURCE once and suggests one)")
     keep.add_argument("--err-msg", metavar="MSG",
@@ -107,12 +109,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(_crash_before_source(sys.argv[1:] if argv is None else list(argv)))
+    try:
+        args.source, args.test = split_source(args.source)  # a pytest node id: FILE.py::test
+    except UsageError as error:
+        return _fail(str(error), EXIT_USAGE)
     if args.output is None:
         args.output = beside_output_path(args.source)
     try:
         failure = failure_to_keep(args)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
+    if failure is None and args.test:
+        return _fail("a failure to keep is required for a pytest test (--err-msg or --err-regex)", EXIT_USAGE)
     if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
@@ -240,6 +248,7 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         match=args.match,
         inline_modules=not args.keep_imports,
         repeat=args.repeat,
+        test=args.test,
     )
     options.validate()
     return text, options

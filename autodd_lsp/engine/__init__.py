@@ -8,6 +8,10 @@
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
 
+    # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
+    path, test = split_source(source)          # UsageError for a bad node id
+    Reduction(read(path), path, ReduceOptions(err_msg="...", test=test), listener)
+
 `run()` first checks that the original reproduces (raises NotReproducible with
 the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
@@ -32,6 +36,7 @@ from autodd_lsp.engine.events import (
 from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, ReduceOptions
+from autodd_lsp.engine.pytest_target import split_source
 from autodd_lsp.engine.reduction import Reduction
 
 __all__ = [
@@ -54,4 +59,5 @@ __all__ = [
     "Stats",
     "Summary",
     "UsageError",
+    "split_source",
 ]

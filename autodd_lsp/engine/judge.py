@@ -31,6 +31,7 @@ from autodd_lsp.oracle import (
     RegexOracle,
 )
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
+from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.exit_status import exception_lines
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
 from autodd_lsp.oracle.signals import fault_places
@@ -39,8 +40,17 @@ from autodd_lsp.oracle.signals import fault_places
 KIND_ENV = {"crash": {"PYTHONFAULTHANDLER": "1"}}
 
 
-def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float):
-    """The kind's rule, set from the original's run (see `oracle/run.py` for what it answers)."""
+def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float, test: bool = False):
+    """The kind's rule, set from the original's run (see `oracle/run.py` for what it answers).
+
+    `test`: the runs are of a pytest test, which must also fail as a test (`oracle/pytest_outcome.py`)
+    for a message or a regular expression to count.
+    """
+    oracle = _kind_oracle(spec, original, text, timeout)
+    return TestFailed(oracle, original) if test and spec.kind in ("message", "regex") else oracle
+
+
+def _kind_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float):
     if spec.kind == "message":
         return FailureOracle(spec.value, original.output, text, allow_timeout=original.timed_out)
     if spec.kind == "regex":

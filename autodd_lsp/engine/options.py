@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.flaky import MAX_REPEAT
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.pytest_target import check_test_id
 
 BACKENDS = ("runner", "subproc")
 # How a candidate must fail to count as the same failure (see notes/oracle.md):
@@ -33,6 +34,9 @@ class ReduceOptions:
     # (two runs; flaky.DEFAULT_RUNS when they disagree).
     repeat: int = 0
     failure: FailureSpec | None = None
+    # A pytest test in the source file to reduce instead of running the file as a script: its node
+    # id inside the file ("test_x", "test_x[64-float16]", "TestK::test_x"); see engine/pytest_target.py.
+    test: str = ""
 
     @property
     def spec(self) -> FailureSpec:
@@ -56,5 +60,10 @@ class ReduceOptions:
             raise UsageError(
                 f"--repeat must be 0 (automatic) or a number of runs from 2 to {MAX_REPEAT}, got {self.repeat}"
             )
+        if self.test:
+            check_test_id(self.test)
+            if self.spec.kind == "exit-code":
+                raise UsageError("--exit-code cannot be kept for a pytest test (pytest exits with 1 for any failed "
+                                 "test): give its message with --err-msg or --err-regex")
         if self.jobs < 1:
             raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")

@@ -41,10 +41,11 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
-from autodd_lsp.execution import CancelEvent, RunResult, create_backend
+from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
+from autodd_lsp.execution import SCRIPT, CancelEvent, RunResult, create_backend
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.engine.signature import output_tail
-from autodd_lsp.inlining import freeze_check, inline_local_modules
+from autodd_lsp.inlining import Inlined, freeze_check, inline_conftests, inline_local_modules
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
@@ -111,6 +112,9 @@ class Reduction:
         self._original_rate: FailureRate | None = None
         self._final_rate: FailureRate | None = None
         self._rate_runs = 1
+        # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
+        self._pytest = PytestTest(options.test) if options.test else None
+        self._verify_slots: JobSlots | None = None  # where the final check runs, if not in the job slots
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -129,9 +133,10 @@ class Reduction:
             cwd=self.options.cwd or os.getcwd(),
             jobs=self.options.jobs,
             extra_sys_path=[os.path.dirname(self.path)],
-            preload=top_level_imports(self._tree),
+            preload=(["pytest"] if self._pytest else []) + top_level_imports(self._tree),
             output_limit=self.options.output_limit,
-            extra_env=KIND_ENV.get(self._spec.kind),
+            extra_env=self._extra_env(),
+            launch=self._pytest.launch() if self._pytest else SCRIPT,
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
         self._slots = slots
@@ -212,6 +217,9 @@ class Reduction:
             oracle = self._failure_rule(runs[-1])
         if oracle is None:
             last = runs[-1]
+            not_run = self._pytest.not_run_reason(last) if self._pytest else None
+            if not_run:
+                raise NotReproducible(not_run, output_tail(last.output, max_lines=15))
             if spec.kind == "message":
                 reason = _not_reproduced_reason(spec.value, last, len(runs), hint=not options.repeat)
             else:
@@ -219,7 +227,7 @@ class Reduction:
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
         self._oracle = oracle
         self._observer = failure_observer(
-            spec, oracle, lambda file: file == self.path or self._slots.is_program(file), lambda: (*self._slots.paths, self.path)
+            spec, oracle, self._is_program, self._program_paths
         )
         first_index = len(runs) - 1
         first = self._observe(runs[first_index].output, text)
@@ -280,14 +288,20 @@ class Reduction:
         """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
         then the reduction goes on from it, and the result is one standalone file.
         Returns that run, its message oracle and its observation; None to go on with the original."""
-        if not self.options.inline_modules or self.cancelled:
+        if self.cancelled or not (self.options.inline_modules or self._pytest):
             return None
-        inlined = inline_local_modules(self.original_text, self.path)
+        text, files = self.original_text, ()
+        if self._pytest:
+            conftests = inline_conftests(text, self.path, conftest_files(self.path))
+            for conftest, why in conftests.kept:
+                self._emit(Notice(f"{conftest} is not inlined: {why}; the result needs it beside the test"))
+            text, files = conftests.text, conftests.modules
+        inlined = inline_local_modules(text, self.path) if self.options.inline_modules else Inlined(text)
         for module, why in inlined.kept:
             self._emit(Notice(f"the import of {module} stays (it is not inlined): {why}"))
-        if not inlined.modules:
+        if not inlined.modules and not self._pytest:
             return None
-        names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in inlined.modules)
+        names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in (*files, *inlined.modules))
         frame = first.place.library_frame if first is not None and first.place else None
         # The module's own `raise`/`assert` raises the failure: inlined, its check is frozen (inlining/checks.py)
         own_check = frame is not None and frame[0] in inlined.modules and _raises_itself(*frame)
@@ -311,14 +325,23 @@ class Reduction:
                     "raise or assert, which could not be frozen once inlined (the reproducer keeps that import)"
                 ))
                 return None
+        if self._pytest:  # from here on, without the conftest.py files (see engine/pytest_target.py)
+            tester.backend.launch = self._pytest.launch(conftest=False)
         result = tester.run(text, self.options.timeout, tester.new_cancel_event())
         seen = self._observe(result.output, text)
         oracle = self._failure_rule(result, text)
         same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
         if not same:
             shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1) or "no output"
-            self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
+            if self._pytest:
+                tester.backend.launch = self._pytest.launch()
+                what = f"with {names} inlined and without conftest.py files" if names else "without its conftest.py files"
+                self._emit(Notice(f"the test fails otherwise {what} ({shown}): the result needs them beside it"))
+            else:
+                self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
             return None
+        if text == self.original_text:
+            return result, oracle, seen  # a test that needs no conftest.py: nothing to rebase
         self._rebase(text, parse(text))
         kept = f"; its check at {origin} is frozen" if own_check else ""
         self._emit(Notice(f"inlined {names}: the reproducer will be one file{kept}"))
@@ -356,7 +379,8 @@ class Reduction:
         if that run does not show the failure."""
         if result.cancelled:
             return None
-        oracle = failure_oracle(self._spec, result, self.original_text if text is None else text, self.options.timeout)
+        text = self.original_text if text is None else text
+        oracle = failure_oracle(self._spec, result, text, self.options.timeout, test=self._pytest is not None)
         return oracle if oracle.reproduced_by_original else None
 
     def _measured(self, rate: FailureRate) -> RateTest | None:
@@ -433,6 +457,8 @@ class Reduction:
         """
         if self._spec.kind in ("crash", "hang"):
             return False  # a killed program records nothing (record_main.py writes its records at exit)
+        if self._pytest:
+            return False  # the recording run runs a script: a test file's test would not run there
         seen = self._original_observation
         if seen is None or seen.place is None:
             return False
@@ -631,14 +657,26 @@ class Reduction:
         """
         if self.cancelled:
             return False
+        cwd, launch = self.options.cwd or os.getcwd(), SCRIPT
+        if self._pytest:  # the test file alone in an empty folder, under plain `python -m pytest`
+            slots = self._verify_slots = JobSlots(1, os.path.basename(self.path))
+            cwd, launch = os.path.dirname(slots.paths[0]), self._pytest.launch(standalone=True)
         fresh = create_backend(
             "subproc",
             python=self.options.python,
-            cwd=self.options.cwd or os.getcwd(),
+            cwd=cwd,
             extra_sys_path=[os.path.dirname(self.path)],
             output_limit=self.options.output_limit,
-            extra_env=KIND_ENV.get(self._spec.kind),
+            extra_env=self._extra_env(),
+            launch=launch,
         )
+        try:
+            return self._verify_with(fresh, slots)
+        finally:
+            if self._verify_slots is not None:
+                self._verify_slots.remove()
+
+    def _verify_with(self, fresh, slots: JobSlots) -> bool:
         with fresh:
             checker = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
             self._verifier = checker
@@ -683,6 +721,19 @@ class Reduction:
             self._accept(self._history[good], None)
             self._final_rate = measure(len(self._history) - 1, first_failure_only=False)
             return self._final_rate.failures > 0
+
+    def _is_program(self, file: str) -> bool:
+        """Whether a traceback's file is the program (the source, or a candidate of it)."""
+        verify = self._verify_slots
+        return file == self.path or self._slots.is_program(file) or (verify is not None and verify.is_program(file))
+
+    def _program_paths(self) -> tuple[str, ...]:
+        verify = self._verify_slots.paths if self._verify_slots is not None else ()
+        return (*self._slots.paths, *verify, self.path)
+
+    def _extra_env(self) -> dict[str, str]:
+        """What candidates' environment gets beyond the user's: the kind's, a test's."""
+        return {**KIND_ENV.get(self._spec.kind, {}), **(PYTEST_ENV if self._pytest else {})}
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:

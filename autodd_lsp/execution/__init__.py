@@ -5,7 +5,7 @@ fork server per job slot that has already imported the program's heavy modules
 and forks a fresh child per candidate.
 """
 
-from autodd_lsp.execution.base import Backend, CancelEvent, RunResult
+from autodd_lsp.execution.base import FILE, SCRIPT, Backend, CancelEvent, Launch, RunResult
 
 
 def create_backend(name: str, **kwargs) -> Backend:
@@ -21,4 +21,4 @@ def create_backend(name: str, **kwargs) -> Backend:
     raise ValueError(f"unknown backend {name!r}")
 
 
-__all__ = ["Backend", "CancelEvent", "RunResult", "create_backend"]
+__all__ = ["FILE", "SCRIPT", "Backend", "CancelEvent", "Launch", "RunResult", "create_backend"]

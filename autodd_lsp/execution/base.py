@@ -18,6 +18,12 @@ A backend runs a candidate file so that, from inside, it looks like
 
 `run` after `close` returns at once with `cancelled=True`; a `python` that cannot
 be started at all raises OSError (from `run`, or from `start` for the runner).
+
+How a candidate is started is the backend's `launch` (`Launch`): by default as
+`python path`; or as `python -m MODULE ARGS` (a pytest node of the file:
+`python -m pytest path::test_x --tb=native`), where `__main__` is that module
+and `sys.path[0]` the working directory, as `-m` makes them. It is the one
+place that knows the command line; the engine may replace it between runs.
 """
 
 from __future__ import annotations
@@ -27,6 +33,29 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import CodeType
 from typing import Callable, Mapping, Sequence
+
+
+FILE = "{file}"  # in Launch.args: the candidate's path
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a candidate file is started: `python FILE` (no module), or `python -m module *args`
+    with FILE in `args` standing for the candidate's path."""
+
+    module: str = ""
+    args: tuple[str, ...] = ()
+
+    def module_args(self, path: str) -> list[str]:
+        """The arguments after `-m module`, for the candidate at `path`."""
+        return [arg.replace(FILE, path) for arg in self.args]
+
+    def argv(self, path: str) -> list[str]:
+        """The command line after `python` for the candidate at `path`."""
+        return ["-m", self.module, *self.module_args(path)] if self.module else [path]
+
+
+SCRIPT = Launch()  # `python path`
 
 
 @dataclass(frozen=True)
@@ -111,8 +140,10 @@ class Backend(ABC):
         preload: Sequence[str] = (),
         output_limit: int = 8 * 1024 * 1024,
         extra_env: Mapping[str, str] | None = None,
+        launch: Launch = SCRIPT,
     ) -> None:
         self.python = python
+        self.launch = launch  # how each candidate is started (see Launch); replaceable between runs
         self.cwd = cwd
         self.jobs = jobs
         self.extra_sys_path = list(extra_sys_path)

@@ -11,12 +11,14 @@ Protocol (messages are dicts, framed as `Channel` says):
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
                      "tainted": None | {"index": i, "reason": why}}     then exits if tainted
-  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i}
+  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i, "module": m, "args": a}
                     + fds [stdout_w, stderr_w]  per candidate (f: realpath(p)'s folder; c: "" or a
                                             file of code_header() + marshal of a tuple of
                                             code objects to run in order: p's code; i: "" or a
                                             file where the candidate lists, at its end, the
-                                            modules it imported beyond the server's)
+                                            modules it imported beyond the server's; m: ""
+                                            to run p as `python p`, or a module to run as
+                                            `python -m m *a`, which is given p's path in a)
   server -> client  {"pid": pid} once a child has it, {"status": s, "duration": d} at its end
 
 Each request goes to a "spare" child forked (and set up) while the client was busy
@@ -317,7 +319,8 @@ class Spare:
 
 def hand_over(spare, request, fds, channel):
     """Give `spare` the request (path, cwd, folder) and the output pipes; return the Candidate."""
-    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""))
+    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""),
+              request.get("module", ""), *request.get("args", ()))
     message = "\0".join(fields).encode("utf-8", "surrogatepass")
     for attempt in range(2):
         try:
@@ -430,13 +433,16 @@ def become_candidate(channel, report):
         if not data:
             os._exit(0)  # the server let go of this spare
         report.pid = os.getpid()  # from now on it is a candidate, with a status to report
-        path, cwd, folder, code_file, imports_file = data.decode("utf-8", "surrogatepass").split("\0")
+        path, cwd, folder, code_file, imports_file, module, *args = data.decode("utf-8", "surrogatepass").split("\0")
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)
         for fd in fds:
             os.close(fd)
         os.chdir(cwd)
-        status = run_as_main(path, folder, main_module, code_file)
+        if module:
+            status = run_module_as_main(module, args, cwd)  # runpy makes its own `__main__` for it
+        else:
+            status = run_as_main(path, folder, main_module, code_file)
         if imports_file:
             record_imports(imports_file)
     except BaseException as exc:  # our own failure; never fall back into the server loop
@@ -525,12 +531,41 @@ def run_as_main(path, folder, main_module, code_file=""):
     if not SAFE_PATH:
         sys.path.insert(0, folder)
     name_main(main_module, path)
-    try:
+
+    def body():
         codes = load_code(code_file) if code_file else None
         if codes is None:
             codes = [compile(read_source(path), path, "exec", dont_inherit=True)]
         for code in codes:  # the module's top-level chunks, in order
             exec(code, main_module.__dict__)
+
+    return run_guarded(body, path)
+
+
+def run_module_as_main(module, args, cwd):
+    """Run `module` as `python -m module *args` would (pytest, for a test of the file); the exit status.
+
+    As `-m` does: sys.argv[0] becomes the module's file, sys.path[0] the working
+    directory, and the module runs as `__main__` (runpy does both).
+    """
+    sys.argv[:] = ["-m", *args]
+    if hasattr(sys, "orig_argv"):
+        sys.orig_argv[:] = [sys.orig_argv[0], "-m", module, *args]
+    if not SAFE_PATH:
+        sys.path.insert(0, cwd)
+
+    def body():
+        import runpy
+
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+    return run_guarded(body, module)
+
+
+def run_guarded(body, path):
+    """Call `body` (the program); what Python's own handlers do with how it ends; the exit status."""
+    try:
+        body()
         status = 0
     except CannotOpen as exc:
         program = getattr(sys, "orig_argv", [sys.executable])[0]

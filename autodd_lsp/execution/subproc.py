@@ -59,7 +59,7 @@ class SubprocessBackend(Backend):
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int) -> subprocess.Popen:
         return subprocess.Popen(
-            [self.python, path],
+            [self.python, *self.launch.argv(path)],
             cwd=self.cwd,
             env=self._env,
             stdin=subprocess.DEVNULL,

@@ -1,7 +1,8 @@
 """The program's own modules, inlined into one file (see `inline.py`; `checks.py` keeps a module's
-own failing check whole)."""
+own failing check whole); a test's conftest.py files (`conftest.py`)."""
 
 from autodd_lsp.inlining.checks import freeze_check
+from autodd_lsp.inlining.conftest import inline_conftests
 from autodd_lsp.inlining.inline import Inlined, inline_local_modules
 
-__all__ = ["Inlined", "freeze_check", "inline_local_modules"]
+__all__ = ["Inlined", "freeze_check", "inline_conftests", "inline_local_modules"]

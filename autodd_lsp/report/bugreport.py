@@ -250,6 +250,8 @@ def bug_report(
         spec = FailureSpec.crash(signal_name(summary.signal))  # any signal was asked for: name the one kept
     # With a crash, Python's faulthandler shows where it happened.
     run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shell_word(output_name)}"
+    if options.test:  # a pytest test: the command a user types (engine/pytest_target.py)
+        run_command = f"python -m pytest {shell_word(f'{output_name}::{options.test}')}"
     if spec.kind == "message":
         failure_lines = [f"The line showing {_inline(err_msg)}:", ""]
     elif summary.original_failure_line or summary.final_failure_line:

@@ -9,7 +9,8 @@ library and pytest. Its one test
 * writes the reproducer (embedded in the file, exactly: every character, line
   break and the encoding its coding cookie names) into pytest's `tmp_path`
   under the reproducer's file name;
-* runs it as `python <name>` with the interpreter running pytest
+* runs it as `python <name>` (a pytest test: `python -m pytest <name>::test`,
+  the engine's final check, `PytestTest.command`) with the interpreter running pytest
   (`sys.executable`), a fresh process with cwd = tmp_path, stdin from
   /dev/null and a time limit (the reduction's --timeout, at least
   MIN_TIMEOUT_S);
@@ -37,6 +38,7 @@ import re
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.files import source_encoding
 
@@ -59,6 +61,7 @@ import sys
 import pytest
 
 REPRODUCER_NAME = {output_name_literal}
+COMMAND = {command_literal}  # what runs it, after the interpreter
 {constants}
 # The line showing the failure when the reduction ran: in the original, in the reproducer.
 ORIGINAL_FAILURE = {original_literal}
@@ -116,7 +119,7 @@ def test_{test_name}_no_longer_fails(tmp_path):
     (tmp_path / REPRODUCER_NAME).write_bytes(REPRODUCER.encode(ENCODING))
     try:
         done = subprocess.run(
-            [sys.executable, REPRODUCER_NAME],
+            [sys.executable, *COMMAND],
             cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             timeout=TIMEOUT_S,
         )
@@ -217,6 +220,7 @@ def regression_test(
         output_name=_docstring_safe(output_name),
         while_there=_WHILE_THERE[spec.kind],
         output_name_literal=repr(output_name),
+        command_literal=repr(PytestTest(options.test).command(output_name) if options.test else [output_name]),
         constants=_constants(spec, signal_number),
         original_literal=repr(summary.original_failure_line),
         final_literal=repr(summary.final_failure_line),

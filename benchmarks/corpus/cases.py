@@ -34,11 +34,19 @@ class Case:
     # An intermittent failure: a program reproduces if one of this many runs shows it, and our
     # tool is given --repeat with it (the reference has no such option).
     runs: int = 1
+    # A failing pytest test: its node id in the program, which is then a test file (SOURCE is
+    # FILE.py::test; it runs, alone or not, as `python -m pytest FILE.py::test`).
+    test: str = ""
 
     @property
     def failure(self) -> str:
         """The failure to keep as the command line says it."""
         return " ".join(self.flags) if self.flags else f"--err-msg {self.err_msg!r}"
+
+    def kept_name(self, tool: str) -> str:
+        """The file name a tool's output is kept under (outputs/): a test file's must stay a name
+        pytest can import, without dots in its stem."""
+        return f"test_{self.name}_{tool}_min.py" if self.test else f"{self.name}.{tool}.min.py"
 
     def materialize(self, folder: Path) -> Path:
         """Put a fresh copy of the program in `folder` and return its path."""
@@ -68,6 +76,15 @@ def _build_package_check(folder: Path) -> Path:
     shutil.copytree(CORPUS_DIR / "package_check", folder, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
     return folder / "sweep.py"
+
+
+def _build_pytest_fixture(folder: Path) -> Path:
+    """The test file with its conftest.py and the module it imports beside it."""
+    source = CORPUS_DIR / "pytest_fixture"
+    shutil.copyfile(source / "conftest.py", folder / "conftest.py")
+    shutil.copyfile(source / "tiles.py", folder / "tiles.py")
+    shutil.copyfile(source / "kernel_tests.py", folder / "test_kernel.py")
+    return folder / "test_kernel.py"
 
 
 def _build_quick(folder: Path) -> Path:
@@ -148,6 +165,15 @@ CASES = [
         description="job scheduler whose race (an unseeded random choice) shows in about half the runs",
         source=CORPUS_DIR / "flaky_half.py",
         runs=20,
+    ),
+    Case(
+        name="pytest_fixture",
+        err_msg="tile check failed",
+        timeout=10,
+        description="a failing parametrized pytest test (test_plan[64-float16]) of a tile planner, with "
+        "its device fixture in conftest.py and helpers in a sibling module",
+        builder=_build_pytest_fixture,
+        test="test_plan[64-float16]",
     ),
     # Slip cases: messages that other failures of the same program also show,
     # so a reducer that only keeps the words can end with another bug.
