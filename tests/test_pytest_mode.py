@@ -153,7 +153,13 @@ def test_a_test_that_passes_or_is_missing_is_not_reproducible(tmp_path, no_lefto
     assert not (tmp_path / "m.py").exists()
 
 
-def test_a_test_without_a_failure_to_keep_is_a_one_line_error(tmp_path):
+def test_a_test_without_a_failure_to_keep_gets_suggestions_from_one_run_under_pytest(tmp_path, no_leftovers):
     source = kernel_project(tmp_path / "project")
-    done = autodd(f"{source}::{NODE}", "-o", tmp_path / "m.py")
-    assert_one_line_error(done, 2, "a failure to keep is required for a pytest test")
+    done = autodd(f"{source}::{NODE}", "-o", tmp_path / "m.py", cwd=source.parent)
+    assert done.returncode == 2
+    offered = [line.strip() for line in done.stderr.splitlines() if line.startswith("  autodd ")]
+    assert offered and all(f"{NODE}" in line and "--err-msg" in line for line in offered), done.stderr
+    assert any(MESSAGE in line for line in offered), done.stderr  # the test's own exception line
+    assert not (tmp_path / "m.py").exists()
+    passes = autodd(f"{source}::test_plan[16-float16]", "-o", tmp_path / "m.py", cwd=source.parent)
+    assert_one_line_error(passes, 1, "test_plan[16-float16]: the test passes")

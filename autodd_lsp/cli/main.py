@@ -40,6 +40,7 @@ from autodd_lsp.engine import (
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS
 from autodd_lsp.engine.probe import probe
+from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.shell import shell_command
 from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
@@ -119,8 +120,6 @@ def main(argv: list[str] | None = None) -> int:
         failure = failure_to_keep(args)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
-    if failure is None and args.test:
-        return _fail("a failure to keep is required for a pytest test (--err-msg or --err-regex)", EXIT_USAGE)
     if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
@@ -198,21 +197,27 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
-        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python)
+        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python, test=args.test)
         options.validate()
         result = probe(args.source, options)
+        if args.test:  # a test that passes, is not found or does not collect has no failure to offer
+            reason = PytestTest(args.test).not_run_reason(result)
+            if reason is not None:
+                return _fail(reason, EXIT_NOT_REPRODUCIBLE)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     suggestions = [["--err-msg", message] for message in suggest_err_msgs(result.output, result.returncode)]
-    suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
+    if not args.test:  # a failed test exits with 1, whatever failed: only its messages say which
+        suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
     if not suggestions:
         tail = output_tail(result.output, max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
         return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code or --hang): "
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
-    print(f"autodd: no failure to keep given; {args.source} fails with:", file=sys.stderr)
+    source = f"{args.source}::{args.test}" if args.test else args.source
+    print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
     for flags in suggestions:
-        print(f"  autodd {shell_command([args.source, *flags])}", file=sys.stderr)
+        print(f"  autodd {shell_command([source, *flags])}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 

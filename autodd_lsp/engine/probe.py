@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.files import source_bytes
 
@@ -29,9 +30,10 @@ def probe(
     `text`, when given, is run instead of the file's content (an editor's unsaved
     buffer); it runs from a hidden file beside the source, as reduction
     candidates do (engine/slots.py). A plain interpreter (`subproc`) is the default
-    backend: one run does not pay for a warm one. `options.err_msg` is not used.
+    backend: one run does not pay for a warm one. `options.err_msg` is not used. With
+    `options.test` the test runs under pytest, as the reduction's candidates do.
     """
-    from autodd_lsp.execution import create_backend
+    from autodd_lsp.execution import SCRIPT, create_backend
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -55,6 +57,8 @@ def probe(
             jobs=1,
             extra_sys_path=[folder] if slots is not None else [],
             output_limit=options.output_limit,
+            extra_env=PYTEST_ENV if options.test else None,
+            launch=PytestTest(options.test).launch() if options.test else SCRIPT,
         )
         with runner:
             result = runner.run(path, options.timeout, cancel)

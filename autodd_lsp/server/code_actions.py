@@ -1,21 +1,29 @@
-"""Code actions: "Minimize this failure", "Freeze selection", "Unfreeze selection".
+"""Code actions: "Minimize this failure", "Minimize this failing test", "Freeze selection",
+"Unfreeze selection".
 
-Listing them only reads the document's text; no user code runs.
+Listing them only reads the document's text (parsing it, for the test under the
+cursor); no user code runs.
 """
 
 from __future__ import annotations
 
+import ast
+import os
+
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from autodd_lsp.freeze import TextEdit, freeze_edits, unfreeze_edits
 from autodd_lsp.server.positions import from_position, to_range
 from autodd_lsp.syntax.lines import split_lines
+from autodd_lsp.syntax.parsing import parse
 
 # A refactor.* kind: VS Code's light bulb (Ctrl+.) lists quickfix and refactor actions, not source ones.
 # One kind per action, so clients that list every kind show it once.
 MINIMIZE_KIND = "refactor.autodd.minimize"
 MINIMIZE_COMMAND = "autodd.minimize"
 MINIMIZE_TITLE = "AutoDD: Minimize this failure"
+MINIMIZE_TEST_TITLE = "AutoDD: Minimize this failing test ({test})"
 CANCEL_COMMAND = "autodd.cancel"
 STOP_TITLE = "AutoDD: Stop minimizing this file"
 FREEZE_TITLE = "AutoDD: Freeze selection"
@@ -72,6 +80,39 @@ def minimize_action(uri: str) -> types.CodeAction:
     )
 
 
+def test_at(path: str, text: str, line: int) -> str | None:
+    """The pytest node id inside the file (`test_x`, `TestK::test_x`) of the test function that holds
+    the 1-based `line`, when the file is a test file as pytest names them; None otherwise."""
+    name = os.path.basename(path)
+    if not (name.startswith("test_") or name.endswith("_test.py")):
+        return None
+    try:
+        tree = parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        inside = node.lineno <= line <= (node.end_lineno or node.lineno)
+        if not inside:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            return node.name
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for method in node.body:
+                if (isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name.startswith("test")
+                        and method.lineno <= line <= (method.end_lineno or method.lineno)):
+                    return f"{node.name}::{method.name}"
+    return None
+
+
+def minimize_test_action(uri: str, test: str) -> types.CodeAction:
+    title = MINIMIZE_TEST_TITLE.format(test=test)
+    return types.CodeAction(
+        title=title,
+        kind=MINIMIZE_KIND,
+        command=types.Command(title=title, command=MINIMIZE_COMMAND, arguments=[{"uri": uri, "test": test}]),
+    )
+
+
 def stop_action(uri: str) -> types.CodeAction:
     return types.CodeAction(
         title=STOP_TITLE,
@@ -108,6 +149,10 @@ def code_actions(uri: str, text: str, params: types.CodeActionParams, encoding: 
     actions = []
     if wanted(MINIMIZE_KIND, only):
         actions.append(minimize_action(uri))
+        line, _ = from_position(split_lines(text), params.range.start, encoding)
+        test = test_at(to_fs_path(uri) or uri, text, line)
+        if test is not None:
+            actions.append(minimize_test_action(uri, test))
         if running:
             actions.append(stop_action(uri))
     if wanted(types.CodeActionKind.RefactorRewrite.value, only):

@@ -46,6 +46,7 @@ ENGINE_OPTIONS: dict[str, EngineOption] = {
     "match": EngineOption("match"),
     "repeat": EngineOption("repeat"),
     "keepImports": EngineOption("inline_modules", negate=True),
+    "test": EngineOption("test"),  # a pytest node id inside the file: reduce that failing test
 }
 
 # autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.

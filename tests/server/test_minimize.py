@@ -1,6 +1,7 @@
 """autodd.minimize end to end: the real server over stdio, the real engine, real candidate runs."""
 
 import asyncio
+import subprocess
 import sys
 
 import pytest
@@ -324,3 +325,49 @@ async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_pa
     assert both.message == "give one failure to keep (errMsg, errRegex, crash, exitCode, hang), not errMsg and hang"
     bad = await h.minimize(client, {"uri": uri, "errRegex": "("})
     assert bad.status == "failed" and bad.message.startswith("errRegex: bad regular expression")
+
+
+TEST_FILE = '''\
+import pytest
+
+
+@pytest.fixture
+def width():
+    return 3
+
+
+def helper(values):
+    return [v * 2 for v in values]
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_widths(n, width):
+    assert helper([n]) == [2 * n]
+    if n > width:
+        raise ValueError(f"server-test-sentinel: {n} > {width}")
+'''
+
+
+async def test_a_failing_test_is_minimized_from_its_code_action(client: LanguageClient, tmp_path):
+    """The code action on a test function minimizes that test under pytest; the result fails alone."""
+    source = h.write(tmp_path, "test_widths.py", TEST_FILE)
+    uri = h.open_document(client, source)
+    found = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=15, character=4), end=types.Position(line=15, character=4)),
+        context=types.CodeActionContext(diagnostics=[]),
+    ))
+    (action,) = [a for a in found if "failing test" in a.title]
+    assert action.title == "AutoDD: Minimize this failing test (test_widths)"
+    assert list(action.command.arguments) == [{"uri": uri, "test": "test_widths"}]
+    argument = {**action.command.arguments[0], "errMsg": "server-test-sentinel"}
+    result = await h.minimize(client, argument, timeout=120)
+    assert result.status == "done", result.message
+    final = (tmp_path / "test_widths.min.py").read_text()
+    assert "def test_widths" in final and "helper" not in final and len(final) < len(TEST_FILE)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "test_widths.py").write_text(final)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_widths.py"],
+                         cwd=alone, capture_output=True, text=True, timeout=60, check=False)
+    assert ran.returncode == 1 and "server-test-sentinel: 4 > 3" in ran.stdout
