@@ -172,6 +172,7 @@ def probe(
     backend: one run does not pay for a warm one. `options.err_msg` is not used.
     """
     from autodd_lsp.execution import create_backend
+    from autodd_lsp.execution.gpus import GpuPool
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -195,6 +196,7 @@ def probe(
             jobs=1,
             extra_sys_path=[folder] if slots is not None else [],
             output_limit=options.output_limit,
+            gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,
         )
         with runner:
             result = runner.run(path, options.timeout, cancel)

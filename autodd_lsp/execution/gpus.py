@@ -19,7 +19,7 @@ import contextlib
 import os
 import queue
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 AUTO = "auto"
@@ -28,7 +28,7 @@ _ID = re.compile(r"^(\d+|(GPU|MIG)-[0-9A-Za-z-]+)$")  # an index, or a GPU / MIG
 _TICK = 0.02
 
 
-def visible_gpus(environ: dict[str, str] | None = None) -> list[str]:
+def visible_gpus(environ: Mapping[str, str] | None = None) -> list[str]:
     """The GPUs this process may use: `CUDA_VISIBLE_DEVICES`'s entries if it is set, else the driver's."""
     environ = os.environ if environ is None else environ
     if VARIABLE in environ:
@@ -46,14 +46,15 @@ def visible_gpus(environ: dict[str, str] | None = None) -> list[str]:
         return []
 
 
-def parse_gpus(spec: str, environ: dict[str, str] | None = None) -> list[str]:
+def parse_gpus(spec: str, environ: Mapping[str, str] | None = None) -> list[str]:
     """The ids `--gpus SPEC` names; ValueError (one line, for the user) when it cannot work."""
     spec = spec.strip()
+    environ = os.environ if environ is None else environ
     if spec == AUTO:
         found = visible_gpus(environ)
         if not found:
             raise ValueError(
-                f"--gpus auto: no GPU found ({VARIABLE} is empty)" if VARIABLE in (environ or os.environ)
+                f"--gpus auto: no GPU found ({VARIABLE} is empty)" if VARIABLE in environ
                 else f"--gpus auto: no GPU found (no NVIDIA driver, and {VARIABLE} is not set)"
             )
         return found
