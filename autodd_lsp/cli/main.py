@@ -201,7 +201,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
-        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python)
+        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python, gpus=args.gpus)
         options.validate()
         result = probe(args.source, options)
     except UsageError as error:
