@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from types import CodeType
 
 import ray
@@ -185,10 +186,7 @@ class _Worker:
         if self.root is None:
             return result
         root, folder = os.fsencode(self.root.rstrip(os.sep)), os.fsencode(self.folder.rstrip(os.sep))
-        return RunResult(
-            result.stdout.replace(root, folder), result.stderr.replace(root, folder), result.returncode,
-            result.timed_out, result.cancelled, result.truncated, result.duration,
-        )
+        return replace(result, stdout=result.stdout.replace(root, folder), stderr=result.stderr.replace(root, folder))
 
     def shutdown(self):
         self.backend.close()
