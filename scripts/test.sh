@@ -4,7 +4,7 @@
 # VS Code extension in a real VS Code (code-server). AUTODD_SKIP_VSCODE=1 skips the latter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/setup-venv.sh tilelang,test
+. scripts/setup-venv.sh tilelang,test,ray
 if { ! command -v nvim >/dev/null 2>&1 || ! command -v emacs >/dev/null 2>&1; } && [ "$(id -u)" = 0 ]; then
     (apt-get update -qq && apt-get install -y -qq neovim emacs-nox elpa-eglot >/dev/null) \
         || echo "neovim / emacs not installed: the editor tests will be skipped"

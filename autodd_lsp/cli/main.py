@@ -1,5 +1,6 @@
 """`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang)
--o OUTPUT [--backend {runner,subproc}] [--timeout SEC] [-j N] [--match {same,substring}]
+-o OUTPUT [--backend {runner,subproc,ray}] [--timeout SEC] [-j N] [--gpus IDS] [--ray-address ADDRESS]
+[--match {same,substring}]
 [--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
 
 Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
@@ -77,11 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
     parser.add_argument("--backend", choices=BACKENDS, default="runner",
-                        help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate")
+                        help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate; "
+                             "ray: on a Ray cluster's workers (pip install 'autodd-lsp[ray]')")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SEC",
                         help="the most one candidate may run, in seconds (default 60)")
-    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                        help="candidates run in parallel (default 1); the result is the same for any N")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="candidates run in parallel (default 1; with --gpus one per GPU, with --backend ray "
+                             "one per GPU of the cluster, else per CPU); the result is the same for any N")
+    parser.add_argument("--gpus", default="", metavar="IDS",
+                        help="GPUs to pin, e.g. 0,1,2,3 or auto (those CUDA_VISIBLE_DEVICES or the driver shows): "
+                             "each run of the program sees exactly one of them, never one another run is using")
+    parser.add_argument("--ray-address", default="", metavar="ADDRESS",
+                        help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray started "
+                             "for the run)")
     parser.add_argument("--keep-imports", action="store_true",
                         help="keep the imports of the program's own modules instead of inlining them "
                              "(the reduction then stays in SOURCE; the result needs those modules beside it)")
@@ -137,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         reporter.close()
         tail = f"\n--- last lines it printed ---\n{error.output_tail}" if error.output_tail else ""
         return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
+    except UsageError as error:  # found only once running (e.g. the Ray cluster cannot be reached)
+        reporter.close()
+        return _fail(str(error), EXIT_USAGE)
     finally:
         reporter.close()
     writer.write(summary.text)
@@ -197,7 +209,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
-        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python, test=args.test)
+        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
         options.validate()
         result = probe(args.source, options)
         if args.test:  # a test that passes, is not found or does not collect has no failure to offer
@@ -249,6 +261,8 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         backend=args.backend,
         timeout=args.timeout,
         jobs=args.jobs,
+        gpus=args.gpus,
+        ray_address=args.ray_address,
         python=args.python,
         match=args.match,
         inline_modules=not args.keep_imports,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 
@@ -9,8 +10,9 @@ from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.flaky import MAX_REPEAT
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.pytest_target import check_test_id
+from autodd_lsp.execution.gpus import parse_gpus
 
-BACKENDS = ("runner", "subproc")
+BACKENDS = ("runner", "subproc", "ray")
 # How a candidate must fail to count as the same failure (see notes/oracle.md):
 # "same": the original's failure line, from the same place, frozen code run;
 # "substring": the message anywhere in the output (the loose rule).
@@ -24,7 +26,9 @@ class ReduceOptions:
     err_msg: str = ""
     backend: str = "runner"
     timeout: float = 60.0  # seconds, the most any one candidate may run
-    jobs: int = 1
+    # Candidates run at once; None: one per GPU given (`gpus`), with `ray` one per slot of
+    # the cluster (resolved when the run connects), else 1.
+    jobs: int | None = None
     python: str = field(default_factory=lambda: sys.executable)  # interpreter that runs candidates
     cwd: str | None = None  # working directory of candidates; None: the caller's
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
@@ -37,6 +41,25 @@ class ReduceOptions:
     # A pytest test in the source file to reduce instead of running the file as a script: its node
     # id inside the file ("test_x", "test_x[64-float16]", "TestK::test_x"); see engine/pytest_target.py.
     test: str = ""
+    # GPUs the local backends pin, one per running program (execution/gpus.py): "" none,
+    # "auto" (those CUDA_VISIBLE_DEVICES or the driver shows), or ids "0,1,3".
+    gpus: str = ""
+    # The Ray cluster of `backend="ray"` (execution/ray_backend.py); "": RAY_ADDRESS, else a local one.
+    ray_address: str = ""
+    gpu_ids: tuple[str, ...] = field(init=False, default=(), compare=False, repr=False)
+    _gpu_problem: str = field(init=False, default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        ids, problem = (), ""
+        if self.gpus:
+            try:
+                ids = tuple(parse_gpus(self.gpus))
+            except ValueError as error:
+                problem = str(error)
+        object.__setattr__(self, "gpu_ids", ids)
+        object.__setattr__(self, "_gpu_problem", problem)
+        if self.jobs is None and self.backend != "ray":
+            object.__setattr__(self, "jobs", len(ids) or 1)
 
     @property
     def spec(self) -> FailureSpec:
@@ -62,8 +85,23 @@ class ReduceOptions:
             )
         if self.test:
             check_test_id(self.test)
+            if self.backend == "ray":
+                raise UsageError("a pytest test reduces with the local backends (runner, subproc); "
+                                 "--backend ray runs scripts")
             if self.spec.kind == "exit-code":
                 raise UsageError("--exit-code cannot be kept for a pytest test (pytest exits with 1 for any failed "
                                  "test): give its message with --err-msg or --err-regex")
-        if self.jobs < 1:
+        if self.jobs is not None and self.jobs < 1:
             raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")
+        if self._gpu_problem:
+            raise UsageError(self._gpu_problem)
+        if self.gpus and self.backend == "ray":
+            raise UsageError("--gpus is for the local backends; with --backend ray each candidate gets one "
+                             "of the cluster's GPUs by itself")
+        if self.gpu_ids and self.jobs > len(self.gpu_ids):
+            raise UsageError(f"-j {self.jobs} needs {self.jobs} GPUs, --gpus gives {len(self.gpu_ids)} "
+                             "(each running candidate has a GPU of its own)")
+        if self.ray_address and self.backend != "ray":
+            raise UsageError("--ray-address is for --backend ray")
+        if self.backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise UsageError("--backend ray needs Ray: pip install 'autodd-lsp[ray]'")

@@ -34,6 +34,7 @@ def probe(
     `options.test` the test runs under pytest, as the reduction's candidates do.
     """
     from autodd_lsp.execution import SCRIPT, create_backend
+    from autodd_lsp.execution.gpus import GpuPool
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -59,6 +60,7 @@ def probe(
             output_limit=options.output_limit,
             extra_env=PYTEST_ENV if options.test else None,
             launch=PytestTest(options.test).launch() if options.test else SCRIPT,
+            gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,
         )
         with runner:
             result = runner.run(path, options.timeout, cancel)

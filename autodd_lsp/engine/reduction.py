@@ -43,6 +43,7 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
 from autodd_lsp.execution import SCRIPT, CancelEvent, RunResult, create_backend
+from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.inlining import Inlined, freeze_check, inline_conftests, inline_local_modules
@@ -120,7 +121,11 @@ class Reduction:
     def run(self) -> Summary:
         self._started_at = time.monotonic()
         original = self._best_size
+        if self.options.backend == "ray":
+            self._connect_ray()
         self._emit(Started(original, self.original_text))
+        # One GPU per running program, shared by every backend of this run (execution/gpus.py).
+        self._gpus = GpuPool(self.options.gpu_ids) if self.options.gpu_ids else None
         slots = JobSlots(self.options.jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
         if slots.fallback_reason:
             self._emit(Notice(
@@ -137,6 +142,8 @@ class Reduction:
             output_limit=self.options.output_limit,
             extra_env=self._extra_env(),
             launch=self._pytest.launch() if self._pytest else SCRIPT,
+            gpus=self._gpus,
+            **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
         self._tester = CandidateTester(backend, slots, self.options.jobs)
         self._slots = slots
@@ -483,7 +490,7 @@ class Reduction:
                     self.original_text, path, slots.scratch_path("values.json"),
                     python=self.options.python, cwd=self.options.cwd or os.getcwd(),
                     extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
-                    cancel=self._record_cancel, output_limit=self.options.output_limit,
+                    cancel=self._record_cancel, output_limit=self.options.output_limit, gpus=self._gpus,
                 )
                 result = slots.unmasked(result)
                 seen = self._observe(result.output, self.original_text)
@@ -634,6 +641,21 @@ class Reduction:
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
 
+    def _connect_ray(self) -> None:
+        """Connect to the Ray cluster now (a one-line UsageError if it cannot be reached); without
+        -j, run one candidate per slot of the cluster."""
+        from autodd_lsp.execution.ray_backend import cluster_slots
+
+        address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
+        try:
+            count = cluster_slots(self.options.ray_address)
+        except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError...
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            reason = " ".join(str(error).split())[:200] or type(error).__name__
+            raise UsageError(f"cannot reach {where}: {reason}") from None
+        if self.options.jobs is None:
+            self.options = replace(self.options, jobs=count)
+
     def _size_for_progress(self, text: str) -> Size:
         """The size shown while reducing; nodes recounted at most every SIZE_RECOUNT seconds.
 
@@ -669,6 +691,7 @@ class Reduction:
             output_limit=self.options.output_limit,
             extra_env=self._extra_env(),
             launch=launch,
+            gpus=self._gpus,
         )
         try:
             return self._verify_with(fresh, slots)

@@ -14,7 +14,9 @@ A backend runs a candidate file so that, from inside, it looks like
     (head and tail kept, the middle dropped);
   * a hang is killed together with its whole process group at `timeout`;
     a crash (segfault, os._exit) keeps the output written so far;
-  * nothing is left behind: no process, no temp file.
+  * nothing is left behind: no process, no temp file;
+  * with `gpus` (a GpuPool), each run sees one GPU of it in `CUDA_VISIBLE_DEVICES`,
+    set before the program's code runs, never the GPU of another running program.
 
 `run` after `close` returns at once with `cancelled=True`; a `python` that cannot
 be started at all raises OSError (from `run`, or from `start` for the runner).
@@ -33,6 +35,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import CodeType
 from typing import Callable, Mapping, Sequence
+
+from autodd_lsp.execution.gpus import GpuPool
 
 
 FILE = "{file}"  # in Launch.args: the candidate's path
@@ -141,6 +145,7 @@ class Backend(ABC):
         output_limit: int = 8 * 1024 * 1024,
         extra_env: Mapping[str, str] | None = None,
         launch: Launch = SCRIPT,
+        gpus: GpuPool | None = None,
     ) -> None:
         self.python = python
         self.launch = launch  # how each candidate is started (see Launch); replaceable between runs
@@ -150,6 +155,8 @@ class Backend(ABC):
         self.extra_env = dict(extra_env or {})  # set in candidates' environment (PYTHONFAULTHANDLER for --crash)
         self.preload = list(preload)  # module names a warm backend may import up front
         self.output_limit = output_limit
+        # Each run pins one GPU of the pool in its CUDA_VISIBLE_DEVICES (execution/gpus.py); None: no pinning.
+        self.gpus = gpus
         self.learned_imports = 0  # modules a warm backend took up from `learn_imports` runs
 
     def start(self) -> None:

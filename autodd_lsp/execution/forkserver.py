@@ -36,6 +36,7 @@ from autodd_lsp.execution.capture import (
     make_pipe,
     wait_readable,
 )
+from autodd_lsp.execution.gpus import gpu_for_run
 from autodd_lsp.execution.forkserver_main import Channel, code_header
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, private_tempdir
@@ -341,6 +342,7 @@ class ForkServerBackend(Backend):
             output_limit=self.output_limit,
             extra_env=self.extra_env,
             launch=self.launch,
+            gpus=self.gpus,
         )
         if self._running.closed:
             self.fallback.close()
@@ -389,9 +391,13 @@ class ForkServerBackend(Backend):
             return cancelled_result()
         imports_file = self._scratch_path(f"imports{slot}") if learn_imports else ""
         try:
-            # A module started with `-m` compiles the file itself (pytest rewrites its asserts).
-            files = {"code": "" if self.launch.module else self._code_file(path, code), "imports": imports_file}
-            result = self._run_in_slot(slot, path, files, timeout, cancel, should_stop)
+            with gpu_for_run(self.gpus, should_stop) as gpu:
+                if gpu is None:
+                    return cancelled_result()
+                # A module started with `-m` compiles the file itself (pytest rewrites its asserts).
+                code_file = "" if self.launch.module else self._code_file(path, code)
+                files = {"code": code_file, "imports": imports_file, "gpu": gpu}
+                result = self._run_in_slot(slot, path, files, timeout, cancel, should_stop)
         finally:
             self._free_slots.put(slot)
         if imports_file:
@@ -484,9 +490,9 @@ class ForkServerBackend(Backend):
                 self._discard(slot)
             except Stopped:
                 if self.fallback is not None and not should_stop():
-                    return self.fallback.run(path, timeout, cancel)
+                    return self.fallback.run_pinned(path, timeout, cancel, files["gpu"])
                 return cancelled_result()
-        return self._fallback_once().run(path, timeout, cancel)
+        return self._fallback_once().run_pinned(path, timeout, cancel, files["gpu"])
 
     def _fallback_once(self) -> SubprocessBackend:
         if self.fallback is None:

@@ -11,12 +11,14 @@ Protocol (messages are dicts, framed as `Channel` says):
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
                      "tainted": None | {"index": i, "reason": why}}     then exits if tainted
-  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i, "module": m, "args": a}
+  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i, "gpu": g, "module": m, "args": a}
                     + fds [stdout_w, stderr_w]  per candidate (f: realpath(p)'s folder; c: "" or a
                                             file of code_header() + marshal of a tuple of
                                             code objects to run in order: p's code; i: "" or a
                                             file where the candidate lists, at its end, the
-                                            modules it imported beyond the server's; m: ""
+                                            modules it imported beyond the server's; g: "" or
+                                            the one GPU the candidate may see, set as its
+                                            CUDA_VISIBLE_DEVICES before its code runs; m: ""
                                             to run p as `python p`, or a module to run as
                                             `python -m m *a`, which is given p's path in a)
   server -> client  {"pid": pid} once a child has it, {"status": s, "duration": d} at its end
@@ -179,7 +181,24 @@ def taint_reason(size_before):
         return "starts a thread when imported (forking would be unsafe)"
     if gpu_driver_open():
         return "opens the GPU driver when imported (it does not survive a fork)"
+    if cuda_initialized():
+        return "initializes CUDA when imported (it does not survive a fork)"
     return None
+
+
+def cuda_initialized():
+    """Whether a loaded framework says it has initialised CUDA in this process.
+
+    CUDA does not survive fork: a child of a server that initialised it fails at its
+    first CUDA call. Opening the driver (`gpu_driver_open`) is the general sign; this
+    also asks the frameworks that keep a flag, without importing anything.
+    """
+    torch_cuda = sys.modules.get("torch.cuda")
+    check = getattr(torch_cuda, "is_initialized", None)
+    try:
+        return bool(check()) if check is not None else False
+    except Exception:
+        return False
 
 
 def gpu_driver_open():
@@ -319,8 +338,10 @@ class Spare:
 
 def hand_over(spare, request, fds, channel):
     """Give `spare` the request (path, cwd, folder) and the output pipes; return the Candidate."""
-    fields = (request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""),
-              request.get("module", ""), *request.get("args", ()))
+    fields = (
+        request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""),
+        request.get("gpu", ""), request.get("module", ""), *request.get("args", ()),
+    )
     message = "\0".join(fields).encode("utf-8", "surrogatepass")
     for attempt in range(2):
         try:
@@ -433,7 +454,11 @@ def become_candidate(channel, report):
         if not data:
             os._exit(0)  # the server let go of this spare
         report.pid = os.getpid()  # from now on it is a candidate, with a status to report
-        path, cwd, folder, code_file, imports_file, module, *args = data.decode("utf-8", "surrogatepass").split("\0")
+        path, cwd, folder, code_file, imports_file, gpu, module, *args = (
+            data.decode("utf-8", "surrogatepass").split("\0")
+        )
+        if gpu:  # CUDA reads it at its initialisation, which only a child ever does (see cuda_initialized)
+            os.environ["CUDA_VISIBLE_DEVICES"] = gpu
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)
         for fd in fds:

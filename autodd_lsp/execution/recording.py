@@ -10,6 +10,7 @@ import subprocess
 import threading
 
 from autodd_lsp.execution.base import RunResult
+from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.syntax.source import Source
@@ -25,11 +26,11 @@ class _RecordingBackend(SubprocessBackend):
         super().__init__(**kwargs)
         self.out_path = out_path
 
-    def _spawn(self, path: str, stdout_fd: int, stderr_fd: int) -> subprocess.Popen:
+    def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
         return subprocess.Popen(
             [self.python, RECORDER, path, self.out_path],
             cwd=self.cwd,
-            env=self._env,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=stdout_fd,
             stderr=stderr_fd,
@@ -39,12 +40,12 @@ class _RecordingBackend(SubprocessBackend):
 
 def record_values(
     text: str, path: str, out_path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
-    cancel: threading.Event, output_limit: int,
+    cancel: threading.Event, output_limit: int, gpus: GpuPool | None = None,
 ) -> tuple[RecordedValues | None, RunResult]:
     """Write `text` at `path`, run it recorded into `out_path`; the records (None if none came) and the run."""
     overwrite(path, source_bytes(text))
     backend = _RecordingBackend(out_path, python=python, cwd=cwd, extra_sys_path=extra_sys_path,
-                                output_limit=output_limit)
+                                output_limit=output_limit, gpus=gpus)
     try:
         result = backend.run(path, timeout, cancel)
     finally:

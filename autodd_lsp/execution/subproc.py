@@ -24,6 +24,7 @@ from autodd_lsp.execution.capture import (
     kill_group,
     make_pipe,
 )
+from autodd_lsp.execution.gpus import gpu_for_run, pinned_env
 
 class SubprocessBackend(Backend):
     def __init__(self, *args, **kwargs) -> None:
@@ -42,12 +43,20 @@ class SubprocessBackend(Backend):
         # `code` and `learn_imports` are of no use to a fresh interpreter: it does what `python` does.
         if self._running.stop_check(cancel)():
             return cancelled_result()
+        with gpu_for_run(self.gpus, self._running.stop_check(cancel)) as gpu:
+            if gpu is None:
+                return cancelled_result()
+            return self.run_pinned(path, timeout, cancel, gpu)
+
+    def run_pinned(self, path: str, timeout: float, cancel, gpu: str) -> RunResult:
+        """`run` with `gpu` already leased by the caller ("": none): the runner's fallback."""
         path = os.path.abspath(path)
+        env = pinned_env(self._env, gpu)
         stdout_r, stdout_w = make_pipe()
         stderr_r, stderr_w = make_pipe()
         try:
             started = time.monotonic()
-            proc = self._spawn(path, stdout_w, stderr_w)
+            proc = self._spawn(path, stdout_w, stderr_w, env)
         except BaseException:
             os.close(stdout_r)
             os.close(stderr_r)
@@ -57,11 +66,11 @@ class SubprocessBackend(Backend):
             os.close(stderr_w)
         return self._watch(proc, started, stdout_r, stderr_r, timeout, cancel)
 
-    def _spawn(self, path: str, stdout_fd: int, stderr_fd: int) -> subprocess.Popen:
+    def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
         return subprocess.Popen(
             [self.python, *self.launch.argv(path)],
             cwd=self.cwd,
-            env=self._env,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=stdout_fd,
             stderr=stderr_fd,

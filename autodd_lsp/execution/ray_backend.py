@@ -1,0 +1,371 @@
+"""`ray`: candidates run on a Ray cluster's workers; the engine stays where autodd runs.
+
+Why Ray: it places work on many machines, restarts nothing by itself that we do
+not ask for, and reports a dead worker or node as an error on the result we
+wait for, which is all a reducer needs; we write no scheduler of our own.
+
+Contract (base.py's, plus):
+  * one worker per slot, a Ray actor asking for `num_gpus=1` where the cluster has
+    GPUs (Ray then sets its CUDA_VISIBLE_DEVICES to that one GPU), else `num_cpus=1`;
+    it keeps a warm runner (ForkServerBackend, jobs=1: the program's imports
+    preloaded, one fresh fork per candidate) and runs one candidate at a time;
+  * the candidate runs as `python file.py` would, with the runner's fidelity rules.
+    Where every node is this machine, it runs in place (the job slot beside the
+    source, engine/slots.py). Otherwise the source's folder travels as the actor's
+    runtime_env `working_dir` (and this package as `py_modules`); the candidate is
+    written into that copy under its slot's name, and the copy's path is replaced by
+    the source's folder in its output, so the oracle sees the failure it would see here;
+  * a worker or node that dies costs only the candidate it was running: that one runs
+    again on another worker, the dead one is replaced in the background, and the run
+    goes on (`degraded()` says how often that happened);
+  * cancel tells the worker to kill its candidate at once (the runner's own cancel);
+    `close` kills every actor (ray.kill), whose fork server then kills its candidate
+    (it watches its client's socket): nothing of ours keeps running on the cluster.
+
+The connection (`ray.init`) is made once per process and kept: `address` or
+RAY_ADDRESS, else Ray starts a local instance for this process (ended with it).
+`import ray` happens only here, and this module is imported only for `ray`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from types import CodeType
+
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError, RayError
+
+from autodd_lsp.execution.base import Backend, CancelEvent, RunResult
+from autodd_lsp.execution.capture import cancelled_result
+
+TICK = 0.05  # how often a waiting run looks at its cancel flag
+CLOSE_GRACE = 1.0  # how long close() lets workers stop their candidates and remove their files
+CANCEL_GRACE = 5.0  # a worker that does not hand back a cancelled run by then is killed and replaced
+CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's address before saying it cannot be reached
+RUN_ATTEMPTS = 8  # workers that may die under one candidate before the run gives up (as "cancelled")
+_LOCAL_ADDRESSES = {"127.0.0.1", "localhost", "::1"}
+
+_connect_lock = threading.Lock()
+_connected: tuple[str, str | None] | None = None  # (address given, folder shipped) of ray.init
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autodd_lsp, shipped with a folder
+# Ray >= 2.45 hides every GPU (CUDA_VISIBLE_DEVICES="") from a worker that asks for none; a
+# CPU worker's candidates should see the machine as `python file.py` would.
+WORKER_ENV = {"RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO": "0"}
+
+
+def connect(address: str = "", ship: str | None = None) -> None:
+    """Connect this process to the cluster at `address`, once (again for another address or folder).
+
+    `ship`: a folder that travels to every worker as the job's working_dir (its copy is
+    then each worker's cwd), this package with it; Ray uploads local folders only for a
+    whole job, hence one connection per shipped folder. None: keep any connection to `address`.
+    """
+    global _connected
+    with _connect_lock:
+        if ray.is_initialized() and _connected is not None and _connected[0] == address:
+            if ship is None or _connected[1] == ship:
+                return
+        if ray.is_initialized():
+            ray.shutdown()
+        for name, value in WORKER_ENV.items():  # a local instance's workers, and Ray's notice here
+            os.environ.setdefault(name, value)
+        runtime_env: dict = {"env_vars": dict(WORKER_ENV)}
+        if ship is not None:
+            runtime_env.update(working_dir=ship, py_modules=[PACKAGE], excludes=[".autodd-*"])
+        target = address or os.environ.get("RAY_ADDRESS", "")
+        _reachable(target)
+        local = not target
+        ray.init(
+            address=address or None,
+            runtime_env=runtime_env,
+            log_to_driver=False,  # candidates' output is captured, never echoed by Ray
+            logging_level=logging.WARNING,
+            **({"include_dashboard": False} if local else {}),
+        )
+        _connected = (address, ship)
+
+
+def _reachable(address: str) -> None:
+    """ConnectionError unless something listens at a `host:port` address (ray.init would wait for
+    it for minutes); other forms ("auto", "ray://...", "") are left to Ray."""
+    host, _, port = address.rpartition(":")
+    if not host or "://" in address or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        raise ConnectionError(f"nothing answers at {address} ({error.strerror or error})") from None
+
+
+def cluster_slots(address: str = "") -> int:
+    """How many candidates the cluster runs at once: its GPUs, else its CPUs (at least 1)."""
+    connect(address)
+    resources = ray.cluster_resources()
+    return max(1, int(resources.get("GPU", 0)) or int(resources.get("CPU", 0)))
+
+
+def nodes_share_files() -> bool:
+    """Whether every live node is this machine (then they see the source's folder as it is here)."""
+    here = set(_LOCAL_ADDRESSES)
+    try:
+        here.add(socket.gethostbyname(socket.gethostname()))
+    except OSError:
+        pass
+    here.add(ray.util.get_node_ip_address())
+    return all(node["NodeManagerAddress"] in here for node in ray.nodes() if node.get("Alive"))
+
+
+class _Worker:
+    """One slot on the cluster: a warm runner that runs one candidate at a time.
+
+    Threaded (max_concurrency=2) so that `cancel` reaches it while `run` waits.
+    """
+
+    def __init__(self, python, cwd, folder, preload, output_limit, extra_env, shipped):
+        from autodd_lsp.execution.forkserver import ForkServerBackend
+
+        self.folder = folder
+        self.root = os.getcwd() if shipped else None  # the folder's copy (runtime_env working_dir)
+        if self.root is not None:
+            python = python if os.access(python, os.X_OK) else sys.executable
+            cwd = self._map(cwd) if self._inside(cwd) else self.root
+        self.written: set[str] = set()
+        self.cancels: dict[int, CancelEvent] = {}
+        self.cancelled: set[int] = set()
+        self.lock = threading.Lock()
+        self.backend = ForkServerBackend(
+            python, cwd, jobs=1, extra_sys_path=[self._map(folder)], preload=preload,
+            output_limit=output_limit, extra_env=extra_env,
+        )
+        self.backend.start()
+
+    def _inside(self, path):
+        return path == self.folder or path.startswith(self.folder.rstrip(os.sep) + os.sep)
+
+    def _map(self, path):
+        if self.root is None or not self._inside(path):
+            return path
+        return self.root + path[len(self.folder.rstrip(os.sep)):]
+
+    def ready(self):
+        return self.backend.degraded()
+
+    def cancel(self, run_id):
+        with self.lock:
+            event = self.cancels.get(run_id)
+            if event is None:
+                self.cancelled.add(run_id)
+        if event is not None:
+            event.set()
+
+    def run(self, run_id, path, text, timeout, learn_imports):
+        event = CancelEvent()
+        with self.lock:
+            if run_id in self.cancelled:
+                self.cancelled.discard(run_id)
+                return cancelled_result()
+            self.cancels[run_id] = event
+        try:
+            if self.root is not None:
+                path = self._map(path)
+                with open(path, "wb") as handle:
+                    handle.write(text)
+                self.written.add(path)
+            result = self.backend.run(path, timeout, event, learn_imports=learn_imports)
+        finally:
+            with self.lock:
+                self.cancels.pop(run_id, None)
+        if self.root is None:
+            return result
+        root, folder = os.fsencode(self.root.rstrip(os.sep)), os.fsencode(self.folder.rstrip(os.sep))
+        return replace(result, stdout=result.stdout.replace(root, folder), stderr=result.stderr.replace(root, folder))
+
+    def shutdown(self):
+        self.backend.close()
+        for path in self.written:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+
+_RemoteWorker = ray.remote(max_concurrency=2)(_Worker)
+
+
+class RayBackend(Backend):
+    def __init__(self, *args, address: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.address = address
+        self.reruns = 0  # candidates run again because their worker died
+        self._closed = False
+        self._lock = threading.Lock()
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        self._warming: dict = {}  # ready() ref -> actor still starting
+        self._actors: list = []  # every actor made, to kill at close
+        self._started = False
+        self._next_id = 0
+        self._worker_degraded = ""
+
+    # ------------------------------------------------------------ workers
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started or self._closed:
+                return
+            self._started = True
+        connect(self.address)
+        self._shipped = not nodes_share_files()
+        if self._shipped:
+            connect(self.address, ship=self._folder())
+        resources = ray.cluster_resources()
+        self._demand = {"num_gpus": 1, "num_cpus": 0} if resources.get("GPU", 0) >= 1 else {"num_cpus": 1}
+        for _ in range(self.jobs):
+            self._spawn()
+
+    def _spawn(self) -> None:
+        """Start one worker; it joins the idle ones once warm (see `_take`)."""
+        with self._lock:
+            if self._closed:
+                return
+            actor = _RemoteWorker.options(**self._demand).remote(
+                self.python, self.cwd, self._folder(), self.preload, self.output_limit, self.extra_env, self._shipped,
+            )
+            self._actors.append(actor)
+            self._warming[actor.ready.remote()] = actor
+
+    def _folder(self) -> str:
+        """The source's folder: what candidates need beside them (extra_sys_path, as the engine gives it)."""
+        return self.extra_sys_path[0] if self.extra_sys_path else self.cwd
+
+    def _kill(self, actor) -> None:
+        try:
+            ray.kill(actor, no_restart=True)
+        except Exception:  # already gone
+            pass
+
+    def _replace(self, actor) -> None:
+        self.reruns += 1
+        self._kill(actor)
+        self._spawn()
+
+    def _take(self, should_stop):
+        """An idle, warm worker; None if stopped first. Promotes workers that finished warming."""
+        while True:
+            try:
+                return self._idle.get_nowait()
+            except queue.Empty:
+                pass
+            if should_stop():
+                return None
+            with self._lock:
+                refs = list(self._warming)
+            if not refs:
+                time.sleep(TICK)
+                continue
+            done, _ = ray.wait(refs, num_returns=1, timeout=TICK)
+            for ref in done:
+                with self._lock:
+                    actor = self._warming.pop(ref, None)
+                if actor is None:
+                    continue
+                try:
+                    reason = ray.get(ref)
+                except RayError:  # it died warming up (its node went away): another one
+                    self._replace(actor)
+                    continue
+                if reason and not self._worker_degraded:
+                    self._worker_degraded = reason
+                self._idle.put(actor)
+
+    def degraded(self) -> str:
+        parts = []
+        if self._worker_degraded:
+            parts.append(f"on the Ray workers, {self._worker_degraded}")
+        if self.reruns:
+            parts.append(f"{self.reruns} Ray worker(s) died; their candidates ran again on other workers")
+        return "; ".join(parts)
+
+    # ------------------------------------------------------------ running
+
+    def run(
+        self,
+        path: str,
+        timeout: float,
+        cancel=None,
+        code: Sequence[CodeType] | None = None,
+        learn_imports: bool = False,
+    ) -> RunResult:
+        def should_stop() -> bool:
+            return self._closed or (cancel is not None and cancel.is_set())
+
+        if should_stop():
+            return cancelled_result()
+        self.start()
+        path = os.path.abspath(path)
+        with open(path, "rb") as handle:
+            text = handle.read()
+        for _attempt in range(RUN_ATTEMPTS):
+            actor = self._take(should_stop)
+            if actor is None:
+                return cancelled_result()
+            with self._lock:
+                self._next_id += 1
+                run_id = self._next_id
+            ref = actor.run.remote(run_id, path, text, timeout, learn_imports)
+            try:
+                result = self._wait(actor, run_id, ref, should_stop)
+            except RayActorError:  # the worker or its node died under the candidate: elsewhere
+                self._replace(actor)
+                continue
+            if result is None:  # stopped, and the worker did not hand it back: replaced
+                return cancelled_result()
+            self._idle.put(actor)
+            return result
+        return cancelled_result()
+
+    def _wait(self, actor, run_id, ref, should_stop) -> RunResult | None:
+        while True:
+            done, _ = ray.wait([ref], timeout=TICK)
+            if done:
+                return ray.get(ref)
+            if should_stop():
+                break
+        if self._closed:
+            return None
+        actor.cancel.remote(run_id)
+        try:
+            return ray.get(ref, timeout=CANCEL_GRACE)
+        except GetTimeoutError:
+            self._replace(actor)
+            self.reruns -= 1  # not a death: a wedged worker
+            return None
+
+    # ------------------------------------------------------------ closing
+
+    def close(self) -> None:
+        """Kill every worker (its fork server then kills its candidate). Idempotent, any thread."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            actors, self._actors = self._actors, []
+            self._warming.clear()
+        stopping = []
+        for actor in actors:
+            try:
+                stopping.append(actor.shutdown.remote())
+            except Exception:
+                pass
+        if stopping:
+            ray.wait(stopping, num_returns=len(stopping), timeout=CLOSE_GRACE)
+        for actor in actors:
+            self._kill(actor)
+

@@ -1,0 +1,252 @@
+"""`--backend ray` on a real Ray cluster: several nodes on this machine, on the loopback
+address only (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 keeps drivers from rewriting 127.0.0.1),
+a private RAY_TMPDIR, usage statistics off. Only the processes the cluster started are
+ended (Cluster.shutdown / remove_node, by their handles), never `ray stop`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+# Read by Ray when it is imported: set first (harmless for the other test modules).
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+os.environ.pop("RAY_ADDRESS", None)
+RAY_ROOT = tempfile.mkdtemp(prefix="autodd-ray-test-")  # private and short: Ray's sockets live under it
+os.environ["RAY_TMPDIR"] = RAY_ROOT
+
+ray = pytest.importorskip("ray")
+
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from autodd_lsp.engine import Notice, ReduceOptions, Reduction  # noqa: E402
+from autodd_lsp.execution import ray_backend  # noqa: E402
+from autodd_lsp.execution.forkserver import SERVER_SCRIPT  # noqa: E402
+from conftest import _process_table  # noqa: E402
+from test_cli import autodd  # noqa: E402
+
+pytestmark = pytest.mark.ray
+
+HEAD = dict(
+    num_cpus=0, node_ip_address="127.0.0.1", include_dashboard=False,
+    _system_config={"health_check_period_ms": 500, "health_check_failure_threshold": 3},
+)
+WORKER = dict(num_cpus=1, node_ip_address="127.0.0.1")
+DOOMED = "AUTODD_TEST_DOOMED_NODE"  # set only in the environment of the node a test kills
+
+# A program that needs its folder: a sibling module and a data file found through __file__.
+PROGRAM = textwrap.dedent(
+    """\
+    import os
+    from helper import SCALE
+    here = os.path.dirname(__file__)
+    rows = open(os.path.join(here, "rows.txt")).read().split()
+    # autodd: freeze-start
+    marks = MARKS
+    if marks:  # each run leaves a note; on the node a test kills, it kills its own Ray worker first
+        doomed = os.environ.get("AUTODD_TEST_DOOMED_NODE", "")
+        with open(os.path.join(marks, "run-%d" % os.getpid()), "w") as note:
+            note.write(doomed)
+        if doomed:
+            with open("/proc/%d/stat" % os.getppid()) as stat:  # the fork server's parent: the worker
+                worker = int(stat.read().rsplit(")", 1)[1].split()[1])
+            os.kill(worker, 9)
+            import time
+            time.sleep(120)
+        elif len(os.listdir(marks)) > SLOW_AFTER:
+            import time
+            time.sleep(60)
+    # autodd: end-freeze
+    total = 0
+    for row in rows:
+        total += int(row) * SCALE
+    unused = [total, len(rows)]
+    label = "rows"
+    print(label, total)
+    if total > 10:
+        raise RuntimeError("total overflow: %d" % total)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    made = Cluster(initialize_head=True, head_node_args=HEAD)
+    try:
+        made.add_node(**WORKER)
+        made.add_node(**WORKER)
+        made.wait_for_nodes()
+        yield made
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        made.shutdown()  # ends the processes it started, by their handles
+        shutil.rmtree(RAY_ROOT, ignore_errors=True)
+
+
+def make_program(folder: Path, marks: Path | None = None, slow_after: int = 10**6) -> Path:
+    """The program in `folder`; with `marks`, its runs leave notes there (and those after the
+    `slow_after`-th sleep a minute)."""
+    folder.mkdir(parents=True)
+    (folder / "helper.py").write_text("SCALE = 3\n")
+    (folder / "rows.txt").write_text("1\n2\n3\n")
+    source = folder / "load.py"
+    source.write_text(PROGRAM.replace("MARKS", repr(marks and str(marks))).replace("SLOW_AFTER", str(slow_after)))
+    return source
+
+
+def reduce(source: Path, listener=None, **options) -> tuple[Reduction, object]:
+    reduction = Reduction(source.read_text(), str(source),
+                          ReduceOptions(err_msg="total overflow", cwd=str(source.parent), **options), listener)
+    return reduction, reduction.run()
+
+
+def cluster_processes() -> list[str]:
+    """Our workers (Ray actors) and fork servers (with their candidates) still alive."""
+    return [cmdline for _parent, cmdline in _process_table().values()
+            if "ray::_Worker" in cmdline or SERVER_SCRIPT in cmdline]
+
+
+def wait_until_none_left(seconds: float = 15.0) -> list[str]:
+    end = time.monotonic() + seconds
+    while cluster_processes() and time.monotonic() < end:
+        time.sleep(0.1)
+    return cluster_processes()
+
+
+@pytest.fixture
+def no_strays(tmp_path, monkeypatch):
+    """conftest's `no_leftovers`, minus the cluster's own processes: after the test the private
+    temp folder is empty and none of our workers, fork servers or candidates runs any more."""
+    private = tmp_path / "private-tmp"
+    private.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    yield
+    assert wait_until_none_left() == []
+    assert [cmdline for _parent, cmdline in _process_table().values() if str(private) in cmdline] == []
+    assert list(private.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def sequential(tmp_path_factory):
+    """The result of -j 1 with the local runner: what every Ray run must give."""
+    source = make_program(tmp_path_factory.mktemp("sequential") / "project")
+    _reduction, summary = reduce(source, backend="runner", jobs=1)
+    assert summary.verified
+    return summary.text
+
+
+def test_reduces_on_the_cluster_like_j1(cluster, sequential, tmp_path, no_strays):
+    source = make_program(tmp_path / "project")
+    reduction, summary = reduce(source, backend="ray", ray_address=cluster.address)
+    assert reduction.options.jobs == 2  # one per CPU of the cluster (the head has none)
+    assert summary.verified and not summary.cancelled
+    assert summary.text == sequential
+    assert not reduction._tester.backend._shipped  # every node is this machine: run in place
+    assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
+    assert wait_until_none_left() == []
+
+
+def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential, tmp_path, monkeypatch,
+                                                           no_strays):
+    """As on a remote cluster: the folder goes as the job's working_dir; candidates run in
+    the copy, and their output names the source's folder, so the oracle judges the same."""
+    monkeypatch.setattr(ray_backend, "nodes_share_files", lambda: False)
+    source = make_program(tmp_path / "project")
+    reduction, summary = reduce(source, backend="ray", ray_address=cluster.address, jobs=2)
+    assert reduction._tester.backend._shipped
+    assert summary.verified and summary.text == sequential
+    assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
+    assert wait_until_none_left() == []
+
+
+def test_a_node_killed_mid_run_costs_only_its_candidates(cluster, tmp_path, monkeypatch, no_strays):
+    """A third node: the first candidate it runs kills its worker, and the test then kills the
+    node; that candidate runs again elsewhere and the result is -j 1's."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv(DOOMED, "1")  # inherited by this node's raylet and workers only
+    doomed = cluster.add_node(**WORKER)
+    monkeypatch.delenv(DOOMED)
+    cluster.wait_for_nodes()
+    source = make_program(tmp_path / "project", marks)
+    _reduction, sequential = reduce(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
+
+    def kill_when_running_there() -> None:
+        while not any(note.read_text() == "1" for note in marks.glob("run-*")):
+            time.sleep(0.05)
+        cluster.remove_node(doomed, allow_graceful=False)
+
+    killer = threading.Thread(target=kill_when_running_there, daemon=True)
+    killer.start()
+    notices: list[str] = []
+    reduction, summary = reduce(
+        source, lambda event: notices.append(event.message) if isinstance(event, Notice) else None,
+        backend="ray", ray_address=cluster.address, jobs=3,
+    )
+    killer.join(timeout=60)
+    assert not killer.is_alive()
+    assert summary.verified and not summary.cancelled
+    assert summary.text == sequential.text
+    assert reduction._tester.backend.reruns >= 1
+    assert any("Ray worker(s) died" in notice for notice in notices), notices
+    assert wait_until_none_left() == []
+
+
+def test_cancel_stops_the_cluster_work(cluster, tmp_path, no_strays):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    source = make_program(tmp_path / "project", marks, slow_after=6)  # from the 7th run on, a minute each
+    reduction = Reduction(source.read_text(), str(source), ReduceOptions(
+        err_msg="total overflow", cwd=str(source.parent), backend="ray", ray_address=cluster.address, jobs=2))
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.setdefault("summary", reduction.run()), daemon=True)
+    worker.start()
+    while len(list(marks.glob("run-*"))) < 8:  # two candidates on the cluster in their minute
+        assert worker.is_alive()
+        time.sleep(0.05)
+    reduction.cancel()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert outcome["summary"].cancelled
+    assert wait_until_none_left() == []
+    assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
+
+
+def test_cli_backend_ray(cluster, sequential, tmp_path):
+    source = make_program(tmp_path / "project")
+    output = tmp_path / "min.py"
+    done = autodd(source, "--err-msg", "total overflow", "--backend", "ray", "--ray-address", cluster.address,
+                  "-o", output, "-q", cwd=source.parent)
+    assert done.returncode == 0, done.stderr
+    assert output.read_text() == sequential
+    assert "Traceback" not in done.stderr
+
+
+def test_cli_without_ray_is_a_one_line_error(tmp_path):
+    source = make_program(tmp_path / "project")
+    code = ("import sys; sys.modules['ray'] = None; from autodd_lsp.cli.main import main; "
+            f"sys.exit(main([{str(source)!r}, '--err-msg', 'total overflow', '--backend', 'ray']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "autodd: error: --backend ray needs Ray: pip install 'autodd-lsp[ray]'"
+
+
+def test_cli_unreachable_cluster_is_a_one_line_error(tmp_path):
+    source = make_program(tmp_path / "project")
+    done = autodd(source, "--err-msg", "total overflow", "--backend", "ray", "--ray-address", "127.0.0.1:1",
+                  env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
+    assert len(errors) == 1 and "cannot reach the Ray cluster at 127.0.0.1:1" in errors[0], done.stderr
