@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import leftover_processes, run_standalone
+from tests.support import leftover_processes, run_standalone
 
 MESSAGE = "inventory invariant violated"
 

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from autodd_lsp.engine import Accepted, Notice, NotReproducible, ReduceOptions, Reduction, UsageError
-from conftest import run_standalone
+from tests.support import run_standalone
 
 BACKENDS = ["runner", "subproc"]
 MESSAGE = "inventory invariant violated"

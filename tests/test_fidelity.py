@@ -17,7 +17,7 @@ from autodd_lsp.syntax.metrics import order_key, string_chars
 from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
 from autodd_lsp.syntax.patch import delete, render, replace_with_span
 from autodd_lsp.syntax.source import Source
-from conftest import run_standalone
+from tests.support import run_standalone
 
 
 def reduce(path, message, **options):

@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import run_standalone
 
 from autodd_lsp.engine import (
     FailureRate,
@@ -30,7 +29,7 @@ from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
-from autodd_lsp.server import settings as run_settings
+from tests.support import run_standalone
 
 MESSAGE = "flaky failure"
 COUNTERS = "AUTODD_TEST_FLAKY_DIR"
@@ -233,10 +232,6 @@ def test_repeat_is_checked_like_the_other_options():
         with pytest.raises(UsageError, match="--repeat must be 0"):
             ReduceOptions(err_msg="x", repeat=bad).validate()
     ReduceOptions(err_msg="x", repeat=2).validate()
-    assert run_settings.merge(run_settings.defaults(), {"repeat": 12}).repeat == 12
-    assert run_settings.merge(run_settings.defaults(), {"repeat": ""}).repeat == 0
-    with pytest.raises(UsageError, match="repeat must be 0"):
-        run_settings.merge(run_settings.defaults(), {"repeat": 1})
 
 
 # -- the engine on intermittent programs ------------------------------------------------

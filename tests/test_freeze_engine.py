@@ -3,7 +3,7 @@
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction, UsageError
-from conftest import run_standalone
+from tests.support import run_standalone
 
 NOISE = "".join(f"noise_{i} = [{i}] * 3\n" for i in range(6))
 FAIL = "raise RuntimeError('frozen test failure')\n"

@@ -6,7 +6,7 @@ import sys
 
 from autodd_lsp.engine import Notice, ReduceOptions, Reduction
 from autodd_lsp.inlining import inline_local_modules
-from conftest import run_standalone
+from tests.support import run_standalone
 
 
 def write(folder, files):
@@ -126,18 +126,6 @@ def test_keep_imports_confines_the_reduction_to_the_file(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "kernels" in (tmp_path / "out.py").read_text()
-
-
-def test_the_server_setting_is_checked():
-    import pytest
-
-    from autodd_lsp.engine import UsageError
-    from autodd_lsp.server import settings
-
-    assert settings.merge(settings.defaults(), {"keepImports": True}).keep_imports is True
-    assert settings.merge(settings.defaults()).keep_imports is False
-    with pytest.raises(UsageError, match="keepImports must be true or false"):
-        settings.merge(settings.defaults(), {"keepImports": "yes"})
 
 
 def test_a_failure_raised_by_the_modules_own_check_keeps_its_import(tmp_path):

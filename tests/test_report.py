@@ -12,7 +12,7 @@ import pytest
 from autodd_lsp.engine import ReduceOptions, Stats, Summary
 from autodd_lsp.report import bug_report, probe_environment, regression_test
 from autodd_lsp.syntax.metrics import size_of
-from conftest import leftover_processes
+from tests.support import leftover_processes
 from test_cli import assert_one_line_error, autodd
 
 MESSAGE = "autodd-sentinel: too many values"

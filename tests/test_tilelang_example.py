@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
-from conftest import run_standalone
+from tests.support import run_standalone
 
 pytest.importorskip("tilelang", reason="needs the tilelang extra (pip install torch==2.13.0 -e '.[tilelang]')")
 pytestmark = pytest.mark.tilelang

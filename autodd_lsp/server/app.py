@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import os
 
-from lsprotocol import types
+from lsprotocol import converters, types
 from pygls.lsp.server import LanguageServer
 
 from autodd_lsp import __version__
 from autodd_lsp.server import code_actions
 from autodd_lsp.server.diagnostics import DiagnosticsPublisher, is_python_document
-from autodd_lsp.server.minimize import RunError, as_arguments
 from autodd_lsp.server.positions import UTF16, split_lines
+from autodd_lsp.server.request import RunError, as_argument
 from autodd_lsp.server.sessions import Minimizer
 
 SHUTDOWN_WAIT_S = 5.0
+CONVERTER = converters.get_converter()  # lsprotocol's, for LSP structures inside our commands' arguments
 
 
 class AutoddServer(LanguageServer):
@@ -23,6 +24,7 @@ class AutoddServer(LanguageServer):
         self.minimizer = Minimizer(self)
         self.publisher = DiagnosticsPublisher(self)
         self.exit_at_once = False  # set when serving over TCP
+        self.shutdown_requested = False  # a `shutdown` request came before `exit`
 
     @property
     def position_encoding(self) -> str:
@@ -104,12 +106,12 @@ def register_commands(server: AutoddServer) -> None:
 async def apply_freeze(ls: AutoddServer, action: str, args: tuple) -> dict:
     """Freeze or unfreeze the lines of {uri, range} through workspace/applyEdit."""
     try:
-        arguments = as_arguments(args)
+        arguments = as_argument(args)
         uri = arguments.get("uri")
         document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
         if document is None:
             raise RunError(f"{action}: the document is not open: {uri}")
-        selection = ls.protocol._converter.structure(arguments.get("range"), types.Range)
+        selection = CONVERTER.structure(arguments.get("range"), types.Range)
     except RunError as error:
         return refuse(ls, str(error))
     except Exception:
@@ -132,6 +134,7 @@ def refuse(ls: AutoddServer, message: str) -> dict:
 def register_lifetime(server: AutoddServer) -> None:
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AutoddServer, *args) -> None:
+        ls.shutdown_requested = True
         ls.minimizer.cancel_all()
         await ls.minimizer.wait_all(SHUTDOWN_WAIT_S)
 
@@ -140,4 +143,4 @@ def register_lifetime(server: AutoddServer) -> None:
         ls.minimizer.cancel_all()
         if ls.exit_at_once:  # over TCP, pygls would raise SystemExit inside a callback: exit cleanly instead
             ls.minimizer.close(timeout=5.0)
-            os._exit(0 if ls.protocol._shutdown else 1)
+            os._exit(0 if ls.shutdown_requested else 1)

@@ -10,7 +10,9 @@ from lsprotocol import types
 from autodd_lsp.freeze import TextEdit, freeze_edits, unfreeze_edits
 from autodd_lsp.server.positions import from_position, split_lines, to_range
 
-MINIMIZE_KIND = "source.autodd.minimize"
+# A refactor.* kind: VS Code's light bulb (Ctrl+.) lists quickfix and refactor actions, not source ones.
+# One kind per action, so clients that list every kind show it once.
+MINIMIZE_KIND = "refactor.autodd.minimize"
 MINIMIZE_COMMAND = "autodd.minimize"
 MINIMIZE_TITLE = "AutoDD: Minimize this failure"
 CANCEL_COMMAND = "autodd.cancel"

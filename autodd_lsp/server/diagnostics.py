@@ -86,7 +86,5 @@ class DiagnosticsPublisher:
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
-        converter = self.server.protocol._converter
-        self.server.protocol.notify(
-            FROZEN_REGIONS, {"uri": uri, "ranges": [converter.unstructure(r) for r in ranges]}
-        )
+        # pygls serializes the LSP structures inside the dict (json.dumps' default hook).
+        self.server.protocol.notify(FROZEN_REGIONS, {"uri": uri, "ranges": ranges})

@@ -1,11 +1,15 @@
-"""One minimization run of one document, in the background.
+"""One minimization run of one document, in the background: `MinimizeRun`.
 
-A run is glue over the engine: it picks the options, runs `Reduction.run()` in
-a thread, turns the engine's events into progress reports and streamed edits,
-writes the result to disk, and answers the command with a status. All the
-reduction logic lives in `autodd_lsp.engine`; `sessions.Minimizer` keeps the
-runs of all documents, and the last finished run of each (`FinishedRun`), which
-`autodd.writeReport` and `autodd.writeTest` describe.
+A run is one unit that depends only on what it is given: the server (to talk
+LSP), the parsed request, the source, the validated `RunOptions`, and
+`in_thread` (where blocking work goes). `autodd.minimize` has already been
+answered `{status: "started", runId}` when `execute()` begins; from then on the
+run speaks only through notifications: work-done progress and `autodd/progress`,
+`autodd/notice` for the engine's notices, the failure question
+(`window/showMessageRequest`, when no failure was given), streamed edits of the
+output document, and at the end `autodd/finished` (plus a `window/showMessage`
+for clients that did not bring their own progress token). All the reduction
+logic lives in `autodd_lsp.engine`; `sessions.Minimizer` keeps the runs.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
 import threading
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -29,27 +34,38 @@ from autodd_lsp.engine import (
     Progress,
     ReduceOptions,
     Reduction,
-    Size,
     Started,
-    Stats,
     Summary,
     UsageError,
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
+from autodd_lsp.engine.signature import (
+    output_tail,
+    probe,
+    suggest_err_msgs,
+    suggest_kinds,
+)
 from autodd_lsp.files import atomic_write, beside_output_path
-from autodd_lsp.server import settings as run_settings
-from autodd_lsp.server.progress import RunProgress, describe_progress, reduction_percentage
+from autodd_lsp.server.progress import (
+    RunProgress,
+    describe_progress,
+    reduction_percentage,
+    size_dict,
+    structured_progress,
+)
+from autodd_lsp.server.request import MinimizeRequest, RunError, RunOptions
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
 
-TITLE = "AutoDD: minimizing"
 DOCUMENT_EDITED = "stopped: the document was edited"
-
-
-class RunError(Exception):
-    """A run cannot start or go on; the message is for the person."""
+FINISHED_NOTIFICATION = "autodd/finished"
+NOTICE_NOTIFICATION = "autodd/notice"
+OUTCOME_MESSAGE_TYPE = {
+    "done": types.MessageType.Info,
+    "cancelled": types.MessageType.Warning,
+    "failed": types.MessageType.Error,
+}
 
 
 @dataclass(frozen=True)
@@ -71,115 +87,47 @@ class SourceFile:
     saved: bool = True  # whether `text` is what the file on disk holds
 
 
-# ---------------------------------------------------------------- small helpers
-
-def size_dict(size: Size) -> dict:
-    return {"lines": size.lines, "nodes": size.nodes}
-
-
-def interpreter_exists(interpreter: str) -> bool:
-    return os.path.isfile(interpreter) or shutil.which(interpreter) is not None
-
-
-# autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
-FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang")
-
-
-def failure_from_arguments(args: dict) -> FailureSpec | None:
-    """The failure `args` ask to keep (at most one of FAILURE_ARGUMENTS); None: ask the person.
-
-    errMsg / errRegex: a string; crash: true (any signal) or a signal's name ("SIGSEGV");
-    exitCode: a whole number; hang: true. An absent, null, false or "" one is not given.
-    """
-    given = [name for name in FAILURE_ARGUMENTS if args.get(name) not in (None, False, "")]
-    if len(given) > 1:
-        raise RunError(f"give one failure to keep ({', '.join(FAILURE_ARGUMENTS)}), not {' and '.join(given)}")
-    if not given:
-        return None
-    name, value = given[0], args[given[0]]
-    if name in ("errMsg", "errRegex"):
-        if not isinstance(value, str):
-            raise RunError(f"{name} must be a string")
-        spec = FailureSpec.message(value) if name == "errMsg" else FailureSpec.regex(value)
-    elif name == "crash":
-        if value is True:
-            spec = FailureSpec.crash()
-        elif isinstance(value, str):
-            spec = FailureSpec.crash(None if value.lower() == "any" else value)
-        else:
-            raise RunError("crash must be true (any signal) or a signal's name such as \"SIGSEGV\"")
-    elif name == "exitCode":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-            raise RunError(f"exitCode must be a whole number, got {value!r}")
-        spec = FailureSpec.exit_code(int(value))
-    else:
-        if value is not True:
-            raise RunError("hang must be true")
-        spec = FailureSpec.hang()
-    try:
-        spec.validate()
-    except UsageError as error:
-        raise RunError(str(error).replace("--err-regex", "errRegex").replace("--crash", "crash")
-                       .replace("--exit-code", "exitCode")) from None
-    return spec
-
-
-def failure_arguments(spec: FailureSpec) -> dict:
-    """The autodd.minimize arguments that ask for `spec` (the inverse of failure_from_arguments)."""
-    if spec.kind == "message":
-        return {"errMsg": spec.value}
-    if spec.kind == "regex":
-        return {"errRegex": spec.value}
-    if spec.kind == "crash":
-        return {"crash": True if spec.value is None else str(spec.value)}
-    if spec.kind == "exit-code":
-        return {"exitCode": spec.value}
-    return {"hang": True}
-
-
-def as_arguments(args: tuple) -> dict:
-    """The one object argument of our commands."""
-    if len(args) != 1 or not isinstance(args[0], dict):
-        raise RunError("expected one argument: an object such as {\"uri\": \"file:///...\"}")
-    return args[0]
-
-
-# ---------------------------------------------------------------- one run
-
-@dataclass
-class RunState:
-    """What the engine has told us so far."""
-
-    original: Size | None = None
-    size: Size | None = None
-    stats: Stats | None = None
-    newest_text: str | None = None
+InThread = Callable[[Callable[[], object]], Awaitable[object]]
 
 
 class MinimizeRun:
     """One minimization of one document."""
 
-    def __init__(self, server, minimizer, source: SourceFile, args: dict) -> None:
+    def __init__(self, server, request: MinimizeRequest, source: SourceFile, options: RunOptions,
+                 in_thread: InThread) -> None:
         self.server = server
-        self.minimizer = minimizer
+        self.request = request
         self.source = source
-        self.args = args
-        self.state = RunState()
-        self.progress = RunProgress(server, TITLE, args.get("progressToken"))
+        self.options = options
+        self.in_thread = in_thread
+        self.run_id = f"autodd-run-{uuid.uuid4().hex[:12]}"
+        if options.in_place:
+            self.output_path, self.output_uri = source.path, source.uri
+        else:
+            self.output_path = beside_output_path(source.path)
+            self.output_uri = from_fs_path(self.output_path)
+        self.progress = RunProgress(
+            server, f"AutoDD: minimizing {os.path.basename(source.path)}", request.progress_token,
+            identity={"runId": self.run_id, "uri": source.uri, "outputUri": self.output_uri},
+        )
         # A client that made its own progress token shows the outcome itself (from
-        # the command's result); messages from us would say it twice.
-        self.client_shows_outcome = bool(args.get("progressToken"))
+        # autodd/finished); a window/showMessage from us would say it twice.
+        self.client_shows_outcome = request.progress_token is not None
+        self.finished: FinishedRun | None = None  # set when the run finished (not stopped)
         self.stream: DocumentStream | None = None
-        self.output_path = source.path
-        self.output_uri = source.uri
-        self.in_place = False
         self.reduction: Reduction | None = None
         self.cancel_event = threading.Event()  # stops a probe
         self.stop_reason: str | None = None
+        self._original = self._size = self._stats = None
+        self._newest_text: str | None = None
         self._output_ready: asyncio.Task | None = None
         self._lock = threading.Lock()
         self._loop = asyncio.get_running_loop()
         self._cancelled = asyncio.Event()  # set (in the loop) by cancel()
+
+    def started(self) -> dict:
+        """The immediate answer to autodd.minimize."""
+        return {"status": "started", "runId": self.run_id, "uri": self.source.uri, "outputUri": self.output_uri}
 
     # -- cancellation (any thread) -------------------------------------------------
 
@@ -203,6 +151,7 @@ class MinimizeRun:
     # -- the run -----------------------------------------------------------------
 
     async def execute(self) -> dict:
+        """Run to the end; send autodd/finished (and the message); return what it said."""
         result = {"status": "failed", "message": "internal error"}
         try:
             result = await self._execute()
@@ -217,41 +166,38 @@ class MinimizeRun:
             if self.stream is not None:
                 self.stream.stop()
             self.progress.end(result["message"].splitlines()[0])
+        self.server.protocol.notify(FINISHED_NOTIFICATION, {"runId": self.run_id, "uri": self.source.uri, **result})
+        if not self.client_shows_outcome:
+            message = result["message"]
+            if result["status"] == "done":
+                message += f" Result: {os.path.basename(self.output_path)}"
+            self.server.window_show_message(
+                types.ShowMessageParams(type=OUTCOME_MESSAGE_TYPE[result["status"]], message=f"AutoDD: {message}")
+            )
         return result
 
     async def _execute(self) -> dict:
-        options = await self.minimizer.settings_for(self.source.uri, self.args)
-        self.in_place = options.output == "inPlace"
-        if self.in_place:
+        if self.options.in_place:
             self._open_stream(self.source.text)  # from now on, an edit by the person stops the run
-        else:
-            self.output_path = beside_output_path(self.source.path)
-            self.output_uri = from_fs_path(self.output_path)
         await self.progress.begin("checking that the program fails", self.cancel)
-        failure = failure_from_arguments(self.args)
+        failure = self.request.failure
         if failure is None:
-            failure = await self._ask_for_failure(options)
+            failure = await self._ask_for_failure()
             if failure is None:
-                return self._result("cancelled", "no failure chosen: nothing was minimized")
+                return self._result("cancelled", self.stop_reason or "no failure chosen: nothing was minimized")
         if self.cancelled:
             return self._result("cancelled", self.stop_reason)
-        reduce_options = ReduceOptions(
-            failure=failure,
-            backend=options.backend,
-            timeout=options.timeout,
-            jobs=options.jobs,
-            python=options.interpreter,
-            cwd=self.minimizer.working_folder(self.source.path),
-            match=options.match,
-            inline_modules=not options.keep_imports,
-            repeat=options.repeat,
-        )
+        reduce_options = self.options.with_failure(failure)
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)
 
-    async def _ask_for_failure(self, options: run_settings.RunSettings) -> FailureSpec | None:
+    async def _ask_for_failure(self) -> FailureSpec | None:
         self.progress.report("running the program once to see how it fails")
-        result = await self.minimizer.run_probe(self.source, options, self.cancel_event)
+        text = None if self.source.saved else self.source.text
+        options = self.options.probe_options()
+        result = await self.in_thread(
+            lambda: probe(self.source.path, options, text=text, cancel=self.cancel_event)
+        )
         if self.cancelled:
             return None
         messages = suggest_err_msgs(result.output, result.returncode)
@@ -266,6 +212,7 @@ class MinimizeRun:
                 + output_tail(result.output, max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")
+        # A request of its own, answered whenever the person answers: nothing waits on autodd.minimize.
         question = self.server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Info,
@@ -305,46 +252,55 @@ class MinimizeRun:
                 reduction.cancel()
             return reduction.run()
 
-        return await self.minimizer.in_thread(build_and_run)
+        return await self.in_thread(build_and_run)
 
     # -- engine events (event loop thread) ----------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        state = self.state
         if isinstance(event, Started):
-            state.original = state.size = event.original
+            self._original = self._size = event.original
             self.progress.report(f"checking that the program fails · {event.original.nodes} nodes", 0)
             return
         if isinstance(event, Notice):
-            self.server.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Warning, message=f"AutoDD: {event.message}")
-            )
+            self._notice(event)
             return
         if isinstance(event, (PassStarted, Progress, Accepted)) and self._output_ready is None:
             # The original failed as it should: from now on there is a result to show.
             self._output_ready = asyncio.create_task(self._prepare_output())
         if isinstance(event, (PassStarted, Progress)):
-            state.stats = event.stats
-            state.size = getattr(event, "size", state.size)
+            self._stats = event.stats
+            self._size = getattr(event, "size", self._size)
             self._report_progress()
         elif isinstance(event, Accepted):
-            state.size, state.stats, state.newest_text = event.size, event.stats, event.text
+            self._size, self._stats, self._newest_text = event.size, event.stats, event.text
             if self.stream is not None:
                 self.stream.push(event.text)
             self._report_progress()
 
+    def _notice(self, notice: Notice) -> None:
+        level = getattr(notice, "level", "warning")
+        self.server.protocol.notify(
+            NOTICE_NOTIFICATION, {"runId": self.run_id, "uri": self.source.uri, "level": level, "message": notice.message}
+        )
+        self.server.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Info if level == "info" else types.MessageType.Warning,
+            message=f"AutoDD: {notice.message}",
+        ))
+
     def _report_progress(self) -> None:
-        state = self.state
+        if self._original is None or self._size is None:
+            return
         self.progress.report(
-            describe_progress(state.original, state.size, state.stats),
-            reduction_percentage(state.original, state.size),
+            describe_progress(self._original, self._size, self._stats),
+            reduction_percentage(self._original, self._size),
+            structured_progress(self._original, self._size, self._stats),
         )
 
     # -- output ------------------------------------------------------------------
 
     async def _prepare_output(self) -> None:
         """The original fails as it should: write it beside the source, show it, stream into it."""
-        if not self.in_place:
+        if not self.options.in_place:
             atomic_write(self.output_path, self.source.text)
             await self._show_output()
             # A result of an earlier run may be open: its edits start from what the editor holds.
@@ -357,11 +313,10 @@ class MinimizeRun:
             self.server,
             self.output_uri,
             client_text,
-            resync_on_divergence=not self.in_place,
+            resync_on_divergence=not self.options.in_place,
             on_diverged=lambda reason: self.cancel(DOCUMENT_EDITED),
         )
-        self.minimizer.streams[self.output_uri] = self.stream
-        self.stream.push(self.state.newest_text or self.source.text)
+        self.stream.push(self._newest_text or self.source.text)
 
     async def _show_output(self) -> None:
         window = self.server.client_capabilities.window
@@ -383,20 +338,17 @@ class MinimizeRun:
             self.stream.push(summary.text)
             await self.stream.close()
         if edited:
-            self._notify(types.MessageType.Warning, f"AutoDD: {DOCUMENT_EDITED}; the file was left as you edited it.")
             return self._result("cancelled", DOCUMENT_EDITED, summary, with_output=False)
         atomic_write(self.output_path, summary.text)
         message = summary.describe()
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
-        status = "cancelled" if summary.cancelled else "done"
         if not summary.cancelled:
             spec = options.spec
-            self.minimizer.finished[self.source.uri] = FinishedRun(
+            self.finished = FinishedRun(
                 summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options
             )
-        self._notify(types.MessageType.Info, f"AutoDD: {message} Result: {os.path.basename(self.output_path)}")
-        return self._result(status, message, summary)
+        return self._result("cancelled" if summary.cancelled else "done", message, summary)
 
     # -- results -----------------------------------------------------------------
 
@@ -412,16 +364,12 @@ class MinimizeRun:
     def _fail(self, message: str) -> dict:
         if self.cancelled and self.stop_reason != DOCUMENT_EDITED:
             return self._result("cancelled", self.stop_reason)
-        self._notify(types.MessageType.Error, f"AutoDD: {message}")
         return self._result("failed", message)
 
-    def _describe_engine_error(self, error: Exception) -> str:
+    @staticmethod
+    def _describe_engine_error(error: Exception) -> str:
         message = str(error)
         tail = getattr(error, "output_tail", "")
         if tail:
             message += "\nThe program's output ends with:\n" + output_tail(tail, max_lines=10)
         return message
-
-    def _notify(self, kind: types.MessageType, message: str) -> None:
-        if not self.client_shows_outcome:
-            self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))

@@ -1,11 +1,17 @@
-"""Work-done progress for one run: begin, throttled reports, end, and the client's Cancel."""
+"""Progress of one run: work-done progress (begin, throttled reports, end, the client's Cancel)
+and the structured `autodd/progress` notification, sent together at most four times a second.
+
+Clients render `autodd/progress` from its fields (pass, sizes, candidates, rate,
+percentage); the work-done report's message is the same in words, for clients
+that only show `$/progress`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from lsprotocol import types
 
@@ -14,6 +20,25 @@ from autodd_lsp.engine import Size, Stats
 logger = logging.getLogger(__name__)
 
 REPORT_INTERVAL_S = 0.25  # at most four reports a second
+PROGRESS_NOTIFICATION = "autodd/progress"
+
+
+def size_dict(size: Size) -> dict:
+    return {"lines": size.lines, "nodes": size.nodes}
+
+
+def structured_progress(original: Size, size: Size, stats: Stats | None) -> dict:
+    """The fields of `autodd/progress` other than the run's identity."""
+    candidates = stats.candidates_run if stats is not None else 0
+    elapsed = stats.elapsed if stats is not None else 0.0
+    return {
+        "pass": stats.current_pass if stats is not None else "",
+        "size": size_dict(size),
+        "original": size_dict(original),
+        "candidates": candidates,
+        "rate": round(candidates / elapsed, 2) if elapsed > 0 else 0.0,
+        "percentage": reduction_percentage(original, size) or 0,
+    }
 
 
 def describe_progress(original: Size | None, size: Size | None, stats: Stats | None) -> str:
@@ -38,12 +63,13 @@ def reduction_percentage(original: Size | None, size: Size | None) -> int | None
 class RunProgress:
     """The progress bar of one run; silent when the client cannot show one."""
 
-    def __init__(self, server, title: str, token: types.ProgressToken | None = None) -> None:
+    def __init__(self, server, title: str, token: types.ProgressToken | None = None,
+                 identity: dict | None = None) -> None:
         self.server = server
         self.title = title
         self.token = token
-        self._created_here = token is None
-        self._pending: tuple[str, int | None] | None = None
+        self.identity = identity or {}  # runId, uri, outputUri: the head of every autodd/progress
+        self._pending: tuple[str, int | None, dict | None] | None = None
         self._last_sent = 0.0
         self._flush_handle: asyncio.TimerHandle | None = None
         self._ended = False
@@ -65,11 +91,12 @@ class RunProgress:
         )
         progress.tokens[self.token].add_done_callback(lambda future: future.cancelled() and on_cancel())
 
-    def report(self, message: str, percentage: int | None = None) -> None:
-        """Show `message`; reports closer together than REPORT_INTERVAL_S are merged (the newest wins)."""
-        if self.token is None or self._ended:
+    def report(self, message: str, percentage: int | None = None, fields: dict | None = None) -> None:
+        """Show `message` (and send `fields` as autodd/progress); reports closer together than
+        REPORT_INTERVAL_S are merged (the newest wins)."""
+        if self._ended:
             return
-        self._pending = (message, percentage)
+        self._pending = (message, percentage, fields)
         loop = asyncio.get_running_loop()
         wait = self._last_sent + REPORT_INTERVAL_S - loop.time()
         if wait <= 0:
@@ -81,19 +108,24 @@ class RunProgress:
         self._flush_handle = None
         if self._pending is None or self._ended:
             return
-        message, percentage = self._pending
+        message, percentage, fields = self._pending
         self._pending = None
         self._last_sent = asyncio.get_running_loop().time()
-        self.server.work_done_progress.report(
-            self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
-        )
+        if fields is not None:
+            self.server.protocol.notify(PROGRESS_NOTIFICATION, {**self.identity, **fields})
+        if self.token is not None:
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
 
     def end(self, message: str) -> None:
-        if self.token is None or self._ended:
+        if self._ended:
             return
         self._ended = True
         if self._flush_handle is not None:
             self._flush_handle.cancel()
+        if self.token is None:
+            return
         self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
         self.server.work_done_progress.tokens.pop(self.token, None)
 

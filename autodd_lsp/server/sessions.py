@@ -1,5 +1,10 @@
 """All the server's minimization runs and probes, by document (at most one run per document).
 
+`minimize` parses the request, reads the settings, refuses what cannot start
+(a bad argument, a run already going for the document, freeze-annotation
+errors) and otherwise starts a `MinimizeRun` and answers at once with its
+`runId`; the run reports the rest through notifications (minimize.py).
+
 It also keeps the last finished run of each document, for `autodd.writeReport`
 and `autodd.writeTest` (the text comes from `autodd_lsp.report`; only the path
 and the writing are the server's).
@@ -17,21 +22,30 @@ from concurrent.futures import ThreadPoolExecutor
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.signature import output_tail, probe, suggest_err_msgs, suggest_kinds
-from autodd_lsp.report import bug_report, default_report_path, default_test_path, regression_test
-from autodd_lsp.server import settings as run_settings
-from autodd_lsp.server.minimize import (
-    FinishedRun,
-    MinimizeRun,
-    RunError,
-    SourceFile,
-    as_arguments,
-    failure_arguments,
-    interpreter_exists,
+from autodd_lsp.engine import UsageError
+from autodd_lsp.engine.signature import (
+    output_tail,
+    probe,
+    suggest_err_msgs,
+    suggest_kinds,
 )
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
-from autodd_lsp.server.stream import DocumentStream
+from autodd_lsp.report import (
+    bug_report,
+    default_report_path,
+    default_test_path,
+    regression_test,
+)
+from autodd_lsp.server.minimize import FinishedRun, MinimizeRun, SourceFile
+from autodd_lsp.server.request import (
+    SECTION,
+    MinimizeRequest,
+    RunError,
+    RunOptions,
+    annotation_problem,
+    as_argument,
+    failure_arguments,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +64,7 @@ class Minimizer:
 
     def __init__(self, server) -> None:
         self.server = server
-        self.runs: dict[str, MinimizeRun] = {}
-        self.streams: dict[str, DocumentStream] = {}
+        self.runs: dict[str, MinimizeRun] = {}  # source uri -> its run under way
         self.finished: dict[str, FinishedRun] = {}  # uri -> its last run that finished
         self.probes: set[threading.Event] = set()
         self.executor = ThreadPoolExecutor(thread_name_prefix="autodd-run")
@@ -61,31 +74,39 @@ class Minimizer:
     # -- commands ------------------------------------------------------------------
 
     async def minimize(self, args: tuple) -> dict:
+        """Start a run and answer at once: {status: "started", runId, uri, outputUri} or {status: "failed"}."""
         try:
-            arguments = as_arguments(args)
-            source = self.source_file(arguments.get("uri"))
+            request = MinimizeRequest.parse(args)
+            source = self.source_file(request.uri)
+            if source.uri in self.runs:
+                raise RunError(ALREADY_RUNNING)
+            options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
+            problem = annotation_problem(source.text)
+            if problem:
+                raise RunError(f"{os.path.basename(source.path)}: {problem}")
+            if source.uri in self.runs:  # started while we read the settings
+                raise RunError(ALREADY_RUNNING)
         except RunError as error:
             return self._refuse(str(error))
-        if source.uri in self.runs:
-            return self._refuse(ALREADY_RUNNING)
-        run = MinimizeRun(self.server, self, source, arguments)
+        run = MinimizeRun(self.server, request, source, options, self.in_thread)
         self.runs[source.uri] = run
-        self._cancel_with_request(run)
         task = asyncio.ensure_future(run.execute())
         self._run_tasks.add(task)
-        try:
-            return await task
-        finally:
-            self._run_tasks.discard(task)
-            self.runs.pop(source.uri, None)
-            if run.stream is not None:
-                self.streams.pop(run.output_uri, None)
+        task.add_done_callback(lambda _: self._ended(run, task))
+        return run.started()
+
+    def _ended(self, run: MinimizeRun, task: asyncio.Future) -> None:
+        self._run_tasks.discard(task)
+        if self.runs.get(run.source.uri) is run:
+            del self.runs[run.source.uri]
+        if run.finished is not None:
+            self.finished[run.source.uri] = run.finished
 
     async def suggest_err_msg(self, args: tuple) -> dict:
         try:
-            arguments = as_arguments(args)
-            source = self.source_file(arguments.get("uri"))
-            options = await self.settings_for(source.uri, arguments)
+            source = self.source_file(as_argument(args).get("uri"))
+            request = MinimizeRequest.parse(args)  # the same options as autodd.minimize's
+            options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
             result = await self.run_probe(source, options, threading.Event())
         except (RunError, UsageError) as error:
             self._show_error(str(error))
@@ -96,7 +117,7 @@ class Minimizer:
             # Failures without a message the run shows (a signal, a hang, an exit status), with
             # the autodd.minimize arguments that keep each.
             "failures": [
-                {"title": spec.describe(options.timeout), "arguments": failure_arguments(spec)}
+                {"title": spec.describe(options.reduce.timeout), "arguments": failure_arguments(spec)}
                 for spec in suggest_kinds(result, with_messages=bool(suggestions))
             ],
             "outputTail": output_tail(result.output),
@@ -107,7 +128,7 @@ class Minimizer:
         """autodd.writeReport / autodd.writeTest {uri, path?}: describe the document's last finished run."""
         what, default_path, make = ARTIFACTS[command]
         try:
-            arguments = as_arguments(args)
+            arguments = as_argument(args)
             uri = arguments.get("uri")
             if not isinstance(uri, str) or not uri:
                 raise RunError("expected a document uri (\"uri\": \"file:///...\")")
@@ -149,12 +170,18 @@ class Minimizer:
         return path
 
     def cancel(self, args: tuple) -> dict:
-        uri = None
-        if args and isinstance(args[0], dict):
-            uri = args[0].get("uri")
-        cancelled = [u for u, run in list(self.runs.items()) if uri is None or u == uri]
+        """autodd.cancel [{uri}] or [{runId}]: that run; without either, every run (and probe)."""
+        wanted = args[0] if args and isinstance(args[0], dict) else {}
+        uri, run_id = wanted.get("uri"), wanted.get("runId")
+        cancelled = [
+            u for u, run in list(self.runs.items())
+            if (uri is None or u == uri) and (run_id is None or run.run_id == run_id)
+        ]
         for u in cancelled:
             self.runs[u].cancel("cancelled")
+        if uri is None and run_id is None:
+            for event in list(self.probes):
+                event.set()
         return {"cancelled": cancelled}
 
     # -- lifetime ------------------------------------------------------------------
@@ -187,9 +214,9 @@ class Minimizer:
         return await asyncio.wrap_future(future)
 
     def document_changed(self, uri: str) -> None:
-        stream = self.streams.get(uri)
-        if stream is not None:
-            stream.document_changed()
+        for run in list(self.runs.values()):
+            if run.stream is not None and run.stream.uri == uri:
+                run.stream.document_changed()
 
     # -- shared pieces ---------------------------------------------------------------
 
@@ -210,25 +237,11 @@ class Minimizer:
             return SourceFile(uri, path, document.source, saved=False)
         return SourceFile(uri, path, text)
 
-    async def settings_for(self, uri: str, args: dict) -> run_settings.RunSettings:
-        configured = await self._configuration(uri)
-        try:
-            options = run_settings.merge(run_settings.defaults(), configured, args)
-        except UsageError as error:
-            raise RunError(str(error)) from None
-        if not interpreter_exists(options.interpreter):
-            raise RunError(f"interpreter not found: {options.interpreter}")
-        ReduceOptions(
-            err_msg="-", backend=options.backend, timeout=options.timeout, jobs=options.jobs, match=options.match,
-            repeat=options.repeat,
-        ).validate()
-        return options
-
     async def _configuration(self, uri: str) -> dict:
         workspace = self.server.client_capabilities.workspace
         if not (workspace and workspace.configuration):
             return {}
-        params = types.ConfigurationParams(items=[types.ConfigurationItem(scope_uri=uri, section=run_settings.SECTION)])
+        params = types.ConfigurationParams(items=[types.ConfigurationItem(scope_uri=uri, section=SECTION)])
         try:
             values = await asyncio.wait_for(self.server.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
         except Exception as error:
@@ -237,10 +250,8 @@ class Minimizer:
         first = values[0] if values else None
         return first if isinstance(first, dict) else {}
 
-    async def run_probe(self, source: SourceFile, options: run_settings.RunSettings, cancel: threading.Event):
-        probe_options = ReduceOptions(
-            err_msg="-", timeout=options.timeout, python=options.interpreter, cwd=self.working_folder(source.path)
-        )
+    async def run_probe(self, source: SourceFile, options: RunOptions, cancel: threading.Event):
+        probe_options = options.probe_options()
         text = None if source.saved else source.text
         self.probes.add(cancel)
         try:
@@ -256,13 +267,6 @@ class Minimizer:
             if folder and os.path.commonpath([os.path.abspath(folder), path]) == os.path.abspath(folder):
                 return folder
         return os.path.dirname(path)
-
-    def _cancel_with_request(self, run: MinimizeRun) -> None:
-        """Make $/cancelRequest of this executeCommand stop the run (pygls alone does not)."""
-        protocol = self.server.protocol
-        future = getattr(protocol, "_request_futures", {}).get(protocol.msg_id)
-        if future is not None:
-            future.add_done_callback(lambda f: f.cancelled() and run.cancel("cancelled"))
 
     def _refuse(self, message: str) -> dict:
         self._show_error(message)

@@ -2,17 +2,23 @@
 
 One `workspace/applyEdit` at a time, each awaited; texts that arrive while one
 is in flight are coalesced (the next edit goes from what the client has to the
-newest text). When the client has the document open, the server's copy of it
-(kept current by didChange) tells whether the client has what we think it
-has; if it drifts away from our edits (the person typed), `on_diverged`
-decides: give up (in-place runs) or start again from the client's text.
+newest text).
+
+Versions: an edit carries the version the client last reported (didOpen /
+didChange) when that report shows the text our edits produced; when the client
+has not reported our last edit back yet (Emacs' eglot reports them only when
+the person next does something), the edit is unversioned (`version: null`), so
+a client that checks versions strictly never sees a stale one. A reported text
+that is neither what we last produced nor one we produced on the way there is
+the person's edit; if it stands for EDIT_GRACE_S, `on_diverged` decides: give
+up (in-place runs) or start again from the client's text.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from lsprotocol import types
 
@@ -20,9 +26,9 @@ from autodd_lsp.server.positions import diff_edits
 
 logger = logging.getLogger(__name__)
 
-SETTLE_S = 1.0  # how long the client's didChange for our last edit may take to arrive
 EDIT_GRACE_S = 0.3  # how long an unexpected change may stand before it counts as the person's
 MAX_REJECTED = 3
+MAX_UNREPORTED = 64  # texts of ours a slow client may still report
 
 
 def same_text(a: str, b: str) -> bool:
@@ -50,6 +56,10 @@ class DocumentStream:
         self.label = label
         self.failure: str | None = None  # set when streaming stopped for good
         self.edits_sent = 0
+        # Texts our applied edits passed through that the client may still report
+        # (it has not reported the newest yet): reports of these are ours, not the person's.
+        self._unreported: list[str] = []
+        self._in_flight: str | None = None
         self._applying = False
         self._closing = False
         self._wake = asyncio.Event()
@@ -87,10 +97,25 @@ class DocumentStream:
 
     def document_changed(self) -> None:
         """didChange of our document: if it is not our edit, and stays so briefly, it is the person's."""
-        if self._applying or self.failure is not None or self.client_text != self.target:
-            return  # the next send checks the document before it edits
+        if self.failure is not None or self._reported_state() != "theirs":
+            return
         if self._grace is None or self._grace.done():
             self._grace = asyncio.create_task(self._check_after_grace())
+
+    def _reported_state(self) -> str:
+        """What the client last reported: "closed" (not open), "current" (our newest text),
+        "behind" (a text of ours it has moved on from), or "theirs" (the person's edit)."""
+        document = self.server.workspace.text_documents.get(self.uri)
+        if document is None:
+            return "closed"
+        reported = document.source
+        if same_text(reported, self.client_text):
+            self._unreported.clear()
+            return "current"
+        ours = self._unreported + ([self._in_flight] if self._in_flight is not None else [])
+        if any(same_text(reported, text) for text in ours):
+            return "behind"
+        return "theirs"
 
     # -- the loop -----------------------------------------------------------------
 
@@ -112,12 +137,13 @@ class DocumentStream:
                 return
 
     async def _send(self, target: str) -> bool:
-        version = await self._settled_version()
+        version = self._version()
         edits = diff_edits(self.client_text, target, self.server.position_encoding)
         if not edits:
             self.client_text = target
             return True
         self._applying = True
+        self._in_flight = target
         try:
             result = await self.server.workspace_apply_edit_async(
                 types.ApplyWorkspaceEditParams(edit=self._workspace_edit(edits, version), label=self.label)
@@ -127,43 +153,43 @@ class DocumentStream:
             return False
         finally:
             self._applying = False
+            self._in_flight = None
         if result is not None and result.applied:
+            self._unreported.append(self.client_text)
+            del self._unreported[:-MAX_UNREPORTED]
             self.client_text = target
             self.edits_sent += 1
+            self.document_changed()  # a change that came in while the edit was in flight
             return True
         reason = (result.failure_reason if result is not None else None) or "the editor did not apply the edit"
         if not self.resync_on_divergence:
             raise Diverged(reason)
         return False
 
-    async def _settled_version(self) -> int | None:
-        """The document's version once it holds `client_text`; None when the client has not opened it."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SETTLE_S
-        while True:
+    def _version(self) -> int | None:
+        """The version to send with the next edit (None: unversioned); Diverged if the person edited."""
+        state = self._reported_state()
+        if state == "current":
+            return self.server.workspace.text_documents.get(self.uri).version
+        if state == "theirs":
+            if not self.resync_on_divergence:
+                raise Diverged("the document was edited")
             document = self.server.workspace.text_documents.get(self.uri)
-            if document is None:
-                return None
-            if same_text(document.source, self.client_text):
-                return document.version
-            if loop.time() >= deadline:
-                if not self.resync_on_divergence:
-                    raise Diverged("the document was edited")
-                self.client_text = document.source
-                return document.version
-            await asyncio.sleep(0.02)
+            self.client_text = document.source
+            self._unreported.clear()
+            return document.version
+        return None
 
     async def _check_after_grace(self) -> None:
         await asyncio.sleep(EDIT_GRACE_S)
-        if self._applying or self.failure is not None or self.client_text != self.target:
-            return
-        document = self.server.workspace.text_documents.get(self.uri)
-        if document is not None and not same_text(document.source, self.client_text):
-            if self.resync_on_divergence:
-                self.client_text = document.source
-                self._wake.set()
-            else:
-                self._diverged("the document was edited")
+        if self._applying or self.failure is not None or self._reported_state() != "theirs":
+            return  # an edit in flight re-checks when it is answered
+        if self.resync_on_divergence:
+            self.client_text = self.server.workspace.text_documents.get(self.uri).source
+            self._unreported.clear()
+            self._wake.set()
+        else:
+            self._diverged("the document was edited")
 
     def _diverged(self, reason: str) -> None:
         self.failure = reason

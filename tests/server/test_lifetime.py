@@ -7,11 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from lsprotocol import types
-
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import server_harness as h  # noqa: E402
+from tests.support import server_harness as h
 
 
 def alive(pid: int) -> bool:
@@ -37,7 +33,7 @@ async def start_slow_run(tmp_path: Path):
     await client.start_io(*h.SERVER_COMMAND)
     await h.initialize(client, tmp_path)
     uri = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
-    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel"}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
     await h.wait_until(lambda: any(len(v) > 2 for v in client.progress_reports.values()), timeout=20)
     await h.wait_until(lambda: h.descendants(client._server.pid), timeout=10)
     return client, run, h.descendants(client._server.pid)
@@ -75,30 +71,6 @@ async def test_sigterm_stops_the_run(tmp_path):
     await asyncio.wait_for(server.wait(), 15)
     await h.wait_until(lambda: not any(alive(pid) for pid in workers), timeout=5)
     run.cancel()
-    await client.stop()
-
-
-async def test_cancel_request_stops_the_run(tmp_path):
-    client = h.make_client()
-    await client.start_io(*h.SERVER_COMMAND)
-    await h.initialize(client, tmp_path)
-    uri = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
-    request = asyncio.ensure_future(client.protocol.send_request_async(
-        types.WORKSPACE_EXECUTE_COMMAND,
-        types.ExecuteCommandParams(command="autodd.minimize", arguments=[{"uri": uri, "errMsg": "slow-sentinel"}]),
-        msg_id="minimize-1",
-    ))
-    await h.wait_until(lambda: any(len(v) > 2 for v in client.progress_reports.values()), timeout=20)
-
-    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="minimize-1"))
-
-    with pytest.raises(Exception):
-        await asyncio.wait_for(request, 10)  # answered "cancelled"
-    (values,) = client.progress_reports.values()
-    await h.wait_until(lambda: isinstance(values[-1], types.WorkDoneProgressEnd), timeout=10)
-    assert (tmp_path / "slow.min.py").exists()
-    await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
-    await client.shutdown_session()
     await client.stop()
 
 

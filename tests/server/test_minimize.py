@@ -2,31 +2,16 @@
 
 import asyncio
 import sys
-from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import server_harness as h  # noqa: E402
-
+from tests.support import server_harness as h
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-
-@pytest_lsp.fixture(config=h.server_config(), scope="module")
-async def client(lsp_client: LanguageClient, tmp_path_factory):
-    await h.initialize(lsp_client, tmp_path_factory.mktemp("root"))
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest.fixture(autouse=True)
-def fresh_client_state(client):
-    h.reset(client)
 
 
 def whole_document_replacement(edit: types.TextEdit, old_line_count: int) -> bool:
@@ -48,7 +33,7 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
     source = h.write(tmp_path, "prog.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL})
+    result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL})
 
     assert result.status == "done", result.message
     output = tmp_path / "prog.min.py"
@@ -74,18 +59,19 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
 
 
 async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: LanguageClient, tmp_path):
-    from conftest import write_python_without_runner
+    from tests.support import write_python_without_runner
 
     source = h.write(tmp_path, "slow.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
     interpreter = str(write_python_without_runner(tmp_path))
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "interpreter": interpreter})
+    result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "interpreter": interpreter})
 
     assert result.status == "done", result.message
-    warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
-    assert len(warnings) == 1 and "runner backend is unavailable" in warnings[0], warnings
-    assert "no fork server here" in warnings[0]
+    (notice,) = client.notices
+    assert notice["level"] == "warning" and notice["uri"] == uri
+    assert "runner backend is unavailable" in notice["message"] and "no fork server here" in notice["message"]
+    assert [m for m in client.log_messages if "runner backend is unavailable" in m.message]
 
 
 async def test_minimize_in_place_with_the_clients_progress_token(client: LanguageClient, tmp_path):
@@ -93,9 +79,8 @@ async def test_minimize_in_place_with_the_clients_progress_token(client: Languag
     uri = h.open_document(client, source)
     client.progress_reports["mine"] = []
 
-    result = await h.execute(
-        client, "autodd.minimize",
-        {"uri": uri, "errMsg": h.SENTINEL, "output": "inPlace", "progressToken": "mine"},
+    result = await h.minimize(
+        client, {"uri": uri, "errMsg": h.SENTINEL, "output": "inPlace", "progressToken": "mine"},
     )
 
     assert result.status == "done", result.message
@@ -111,19 +96,19 @@ async def test_repeat_measures_the_failure_rate(client: LanguageClient, tmp_path
     source = h.write(tmp_path, "rate.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "repeat": 3})
+    result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "repeat": 3})
 
     assert result.status == "done", result.message
     assert "re-run 3 times: still fails the same way, fails 3 of 3 runs (100%)" in result.message
     assert "the original fails 3 of 3 runs (100%)" in result.message
-    bad = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "repeat": 1})
+    bad = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "repeat": 1})
     assert bad.status == "failed" and "repeat must be 0 (automatic)" in bad.message
 
 
 async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
     source = h.write(tmp_path, "slow.py", h.slow_program())
     uri = h.open_document(client, source)
-    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel"}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
 
     token = await wait_for_report(client)
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
@@ -135,17 +120,57 @@ async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
     await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
 
 
+async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(client: LanguageClient, tmp_path):
+    source = h.write(tmp_path, "slow.py", h.slow_program())
+    uri = h.open_document(client, source)
+
+    started = await h.start_minimize(client, {"uri": uri, "errMsg": "slow-sentinel"})
+
+    assert started.status == "started" and started.uri == uri
+    assert started.outputUri == from_fs_path(str(tmp_path / "slow.min.py"))
+    assert started.runId not in client.finished  # answered while the run goes on
+    await wait_for_report(client)
+    await h.wait_until(lambda: client.run_progress, timeout=20)
+    progress = client.run_progress[-1]
+    assert progress["runId"] == started.runId and progress["uri"] == uri and progress["outputUri"] == started.outputUri
+    assert progress["original"]["nodes"] >= progress["size"]["nodes"] > 0 and progress["original"]["lines"] > 0
+    assert isinstance(progress["pass"], str) and progress["candidates"] >= 0 and progress["rate"] >= 0
+    assert 0 <= progress["percentage"] <= 100
+
+    other = await h.execute(client, "autodd.cancel", {"runId": "no-such-run"})
+    assert other.cancelled == []
+    cancelled = await h.execute(client, "autodd.cancel", {"runId": started.runId})
+    assert cancelled.cancelled == [uri]
+    finished = await h.run_finished(client, started.runId, timeout=10)
+    assert finished.status == "cancelled" and finished.uri == uri
+    assert "slow-sentinel" in (tmp_path / "slow.min.py").read_text()
+    assert [m.type for m in client.messages if m.message.startswith("AutoDD: Stopped")] == [types.MessageType.Warning]
+    await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
+
+
+async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: LanguageClient, tmp_path):
+    text = "import os\nx = 1\n# autodd: end-freeze\nraise ValueError('never run')\n"
+    uri = h.open_document(client, h.write(tmp_path, "annotated.py", text))
+
+    refused = await h.start_minimize(client, {"uri": uri})
+
+    assert refused.status == "failed"
+    assert refused.message.startswith("annotated.py: line 3, column 1: ")
+    assert client.message_requests == [] and client.progress_reports == {}
+    assert not (tmp_path / "annotated.min.py").exists()
+
+
 async def test_cancel_command_and_one_run_per_document(client: LanguageClient, tmp_path):
     slow = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
     fast = h.open_document(client, h.write(tmp_path, "fast.py", h.FAILING_PROGRAM))
-    long_run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": slow, "errMsg": "slow-sentinel"}))
+    long_run = asyncio.ensure_future(h.minimize(client, {"uri": slow, "errMsg": "slow-sentinel"}))
     await wait_for_report(client)
 
-    second = await h.execute(client, "autodd.minimize", {"uri": slow, "errMsg": "slow-sentinel"})
+    second = await h.minimize(client, {"uri": slow, "errMsg": "slow-sentinel"})
     assert second.status == "failed" and second.message == "already minimizing this file"
     assert any("already minimizing this file" in m.message for m in client.messages)
 
-    other = await h.execute(client, "autodd.minimize", {"uri": fast, "errMsg": h.SENTINEL})
+    other = await h.minimize(client, {"uri": fast, "errMsg": h.SENTINEL})
     assert other.status == "done"
     assert not long_run.done()
 
@@ -159,7 +184,7 @@ async def test_editing_the_document_stops_an_in_place_run(client: LanguageClient
     source = h.write(tmp_path, "edited.py", h.slow_program())
     uri = h.open_document(client, source)
     run = asyncio.ensure_future(
-        h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel", "output": "inPlace"})
+        h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel", "output": "inPlace"})
     )
     await wait_for_report(client)
 
@@ -176,7 +201,7 @@ async def test_editing_the_document_stops_an_in_place_run(client: LanguageClient
 async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: LanguageClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri})
+    result = await h.minimize(client, {"uri": uri})
 
     assert result.status == "done", result.message
     (request,) = client.message_requests
@@ -188,7 +213,7 @@ async def test_dismissing_the_question_cancels(client: LanguageClient, tmp_path)
     uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
     client.message_request_answer = lambda params: None
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri})
+    result = await h.minimize(client, {"uri": uri})
 
     assert result.status == "cancelled"
     assert not (tmp_path / "ask.min.py").exists()
@@ -207,11 +232,11 @@ async def test_suggest_err_msg(client: LanguageClient, tmp_path):
 
 async def test_a_second_run_streams_into_the_result_already_open(client: LanguageClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "again.py", h.FAILING_PROGRAM))
-    first = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL})
+    first = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL})
     assert first.status == "done"
     h.reset(client)
 
-    second = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": f"ValueError: {h.SENTINEL}"})
+    second = await h.minimize(client, {"uri": uri, "errMsg": f"ValueError: {h.SENTINEL}"})
 
     assert second.status == "done", second.message
     final = (tmp_path / "again.min.py").read_text()
@@ -227,7 +252,7 @@ async def test_cancel_while_the_question_is_open_and_the_stop_action(client: Lan
         await never.wait()
 
     client.message_request_answer = think_forever
-    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri}))
     await h.wait_until(lambda: client.message_requests, timeout=20)
 
     found = await client.text_document_code_action_async(types.CodeActionParams(
@@ -265,7 +290,7 @@ async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_pa
 
     uri = h.open_document(client, h.write(tmp_path, "segv.py", SEGFAULT))
 
-    result = await h.execute(client, "autodd.minimize", {"uri": uri, "crash": "SIGSEGV"})
+    result = await h.minimize(client, {"uri": uri, "crash": "SIGSEGV"})
 
     assert result.status == "done", result.message
     assert "rule: killed by SIGSEGV" in result.message
@@ -279,8 +304,8 @@ async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_pa
     assert [(f.title, vars(f.arguments)) for f in suggested.failures] == [("killed by SIGSEGV", {"crash": "SIGSEGV"})]
 
     # One failure to keep at most.
-    both = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "x", "hang": True})
+    both = await h.minimize(client, {"uri": uri, "errMsg": "x", "hang": True})
     assert both.status == "failed"
     assert both.message == "give one failure to keep (errMsg, errRegex, crash, exitCode, hang), not errMsg and hang"
-    bad = await h.execute(client, "autodd.minimize", {"uri": uri, "errRegex": "("})
+    bad = await h.minimize(client, {"uri": uri, "errRegex": "("})
     assert bad.status == "failed" and bad.message.startswith("errRegex: bad regular expression")

@@ -6,27 +6,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import server_harness as h  # noqa: E402
+from tests.support import server_harness as h
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-
-@pytest_lsp.fixture(config=h.server_config(), scope="module")
-async def client(lsp_client: LanguageClient, tmp_path_factory):
-    await h.initialize(lsp_client, tmp_path_factory.mktemp("root"))
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest.fixture(autouse=True)
-def fresh_client_state(client):
-    h.reset(client)
 
 
 def error_messages(client: LanguageClient) -> list[str]:
@@ -36,7 +23,7 @@ def error_messages(client: LanguageClient) -> list[str]:
 async def test_report_and_test_of_the_last_finished_run(client: LanguageClient, tmp_path):
     source = h.write(tmp_path, "prog.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
-    done = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL})
+    done = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL})
     assert done.status == "done", done.message
     reproducer = (tmp_path / "prog.min.py").read_text()
 
@@ -82,7 +69,7 @@ async def test_without_a_finished_run_there_is_nothing_to_write(client: Language
     assert "no finished minimization" in error_messages(client)[0]
 
     # A stopped run is not a finished one.
-    run = asyncio.ensure_future(h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": "slow-sentinel"}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
     await h.wait_until(lambda: (tmp_path / "slow.min.py").exists(), timeout=20)
     await h.execute(client, "autodd.cancel", {"uri": uri})
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"
@@ -97,8 +84,8 @@ async def test_without_a_finished_run_there_is_nothing_to_write(client: Language
 async def test_the_match_rule_is_a_setting(client: LanguageClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "m.py", h.FAILING_PROGRAM))
 
-    bad = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "match": "loose"})
+    bad = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "match": "loose"})
     assert bad.status == "failed" and "match" in bad.message and "loose" in bad.message
 
-    loose = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "match": "substring"})
+    loose = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "match": "substring"})
     assert loose.status == "done", loose.message

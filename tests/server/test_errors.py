@@ -1,30 +1,17 @@
 """Bad requests get a clear message and a failed status; the server keeps serving."""
 
-import sys
-from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import server_harness as h  # noqa: E402
+from tests.support import server_harness as h
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(config=h.server_config(), scope="module")
-async def client(lsp_client: LanguageClient, tmp_path_factory):
-    await h.initialize(lsp_client, tmp_path_factory.mktemp("root"), settings={"backend": "subproc"})
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest.fixture(autouse=True)
-def fresh_client_state(client):
-    h.reset(client)
+SERVER_SETTINGS = {"backend": "subproc"}
 
 
 def error_messages(client: LanguageClient) -> list[str]:
@@ -32,7 +19,7 @@ def error_messages(client: LanguageClient) -> list[str]:
 
 
 async def assert_failed(client: LanguageClient, argument, *words: str):
-    result = await h.execute(client, "autodd.minimize", argument)
+    result = await h.minimize(client, argument)
     assert result.status == "failed"
     for word in words:
         assert word in result.message
@@ -89,7 +76,7 @@ async def test_settings_come_from_the_client(client: LanguageClient, tmp_path):
         await assert_failed(client, {"uri": uri, "errMsg": "x"}, "timeout")
         h.reset(client)
         # Arguments override settings.
-        result = await h.execute(client, "autodd.minimize", {"uri": uri, "errMsg": h.SENTINEL, "timeout": 30, "backend": "runner"})
+        result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "timeout": 30, "backend": "runner"})
         assert result.status == "done"
     finally:
         client.set_configuration({"backend": "subproc"}, section="autodd")

@@ -1,15 +1,11 @@
 """Freeze diagnostics and autodd/frozenRegions, through the real server over stdio."""
 
-import sys
-from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import server_harness as h  # noqa: E402
+from tests.support import server_harness as h
 
 GOOD = "import os\n# autodd: freeze-start\nx = 1\ny = 2\n# autodd: end-freeze\nprint(x)\n"
 BAD = "import os\nx = 1\n# autodd: end-freeze\nprint(x)\n"
@@ -17,17 +13,6 @@ BAD = "import os\nx = 1\n# autodd: end-freeze\nprint(x)\n"
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-
-@pytest_lsp.fixture(config=h.server_config(), scope="module")
-async def client(lsp_client: LanguageClient, tmp_path_factory):
-    await h.initialize(lsp_client, tmp_path_factory.mktemp("root"))
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest.fixture(autouse=True)
-def fresh_client_state(client):
-    h.reset(client)
 
 
 async def test_bad_marker_is_an_error_at_its_line_and_fixing_clears_it(client: LanguageClient, tmp_path):

@@ -1,0 +1,242 @@
+"""`autodd.minimize`'s argument, parsed once into a typed `MinimizeRequest`.
+
+The command's one object argument (and the client's "autodd" configuration,
+which has the same keys) become engine options here and nowhere else:
+`ENGINE_OPTIONS` maps each client key to a `ReduceOptions` field, values are
+checked against that field's type, the defaults are `ReduceOptions`' own, and
+`ReduceOptions.validate` judges the result. A new engine option is one line in
+`ENGINE_OPTIONS`. Everything here is pure: no I/O, no user code.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import types as pytypes
+import typing
+from dataclasses import dataclass, field, replace
+
+from autodd_lsp.engine import ReduceOptions, UsageError
+from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.freeze import parse_freeze
+
+SECTION = "autodd"  # the workspace/configuration section
+OUTPUTS = ("beside", "inPlace")
+DEFAULT_OUTPUT = "beside"
+
+
+class RunError(Exception):
+    """A run cannot start or go on; the message (one line) is for the person."""
+
+
+@dataclass(frozen=True)
+class EngineOption:
+    """One client key that sets a ReduceOptions field; `negate` for a boolean spelled the other way."""
+
+    field: str
+    negate: bool = False
+
+
+# The client's key -> the ReduceOptions field it sets. Adding an engine option is one line here.
+ENGINE_OPTIONS: dict[str, EngineOption] = {
+    "backend": EngineOption("backend"),
+    "timeout": EngineOption("timeout"),
+    "jobs": EngineOption("jobs"),
+    "interpreter": EngineOption("python"),
+    "match": EngineOption("match"),
+    "repeat": EngineOption("repeat"),
+    "keepImports": EngineOption("inline_modules", negate=True),
+}
+
+# autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
+FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """What one source of settings (the configuration, or the arguments) sets."""
+
+    engine: dict = field(default_factory=dict)  # ReduceOptions field -> value
+    output: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run needs to know about how to run."""
+
+    reduce: ReduceOptions  # with the failure to keep when it was given, else a placeholder
+    output: str  # "beside" | "inPlace"
+    failure_given: bool
+
+    @property
+    def in_place(self) -> bool:
+        return self.output == "inPlace"
+
+    def with_failure(self, failure: FailureSpec) -> ReduceOptions:
+        return replace(self.reduce, err_msg="", failure=failure)
+
+    def probe_options(self) -> ReduceOptions:
+        """The options of one plain run of the program (autodd_lsp.engine.signature.probe)."""
+        return replace(self.reduce, err_msg="-", failure=None)
+
+
+@dataclass(frozen=True)
+class MinimizeRequest:
+    uri: str
+    failure: FailureSpec | None  # None: run the program and ask the person
+    arguments: Layer
+    progress_token: str | int | None = None
+
+    @classmethod
+    def parse(cls, args: tuple) -> MinimizeRequest:
+        """The request in `args` (the command's arguments); RunError names a bad one."""
+        argument = as_argument(args)
+        uri = argument.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise RunError("expected a document uri (\"uri\": \"file:///...\")")
+        token = argument.get("progressToken")
+        if token is not None and (isinstance(token, bool) or not isinstance(token, (str, int))):
+            raise RunError("progressToken must be a string or a number")
+        return cls(uri, failure_from_arguments(argument), parse_layer(argument), token)
+
+    def options(self, configuration: dict | None, cwd: str | None) -> RunOptions:
+        """ReduceOptions defaults < the client's configuration < the arguments, validated by the engine."""
+        # A setting that an argument overrides is not read (nor judged).
+        overridden = {key for key, option in ENGINE_OPTIONS.items() if option.field in self.arguments.engine}
+        if self.arguments.output is not None:
+            overridden.add("output")
+        configuration = {key: value for key, value in (configuration or {}).items() if key not in overridden}
+        try:
+            settings = parse_layer(configuration)
+        except RunError as error:
+            raise RunError(f"setting {error}") from None
+        engine = {**settings.engine, **self.arguments.engine}
+        output = self.arguments.output or settings.output or DEFAULT_OUTPUT
+        failure = self.failure or FailureSpec.message("-")  # a placeholder until the person chooses
+        try:
+            reduce = ReduceOptions(**engine, failure=failure, cwd=cwd)
+            reduce.validate()
+        except UsageError as error:
+            raise RunError(str(error)) from None
+        if not interpreter_exists(reduce.python):
+            raise RunError(f"interpreter not found: {reduce.python}")
+        return RunOptions(reduce, output, failure_given=self.failure is not None)
+
+
+def as_argument(args: tuple) -> dict:
+    """The one object argument of our commands."""
+    if len(args) != 1 or not isinstance(args[0], dict):
+        raise RunError("expected one argument: an object such as {\"uri\": \"file:///...\"}")
+    return args[0]
+
+
+def parse_layer(values: dict) -> Layer:
+    """The engine options and the output that `values` set (absent, null or "": not set)."""
+    hints = typing.get_type_hints(ReduceOptions)
+    engine = {}
+    for key, option in ENGINE_OPTIONS.items():
+        value = values.get(key)
+        if value is None or value == "":
+            continue
+        value = _as_type(key, value, hints[option.field])
+        engine[option.field] = (not value) if option.negate else value
+    output = values.get("output")
+    if output in (None, ""):
+        output = None
+    elif output not in OUTPUTS:
+        raise RunError(f"output must be one of {', '.join(OUTPUTS)}, got {output!r}")
+    return Layer(engine, output)
+
+
+def _as_type(name: str, value, hint):
+    """`value` as the field's type (str, int, float, bool, or one of them or None); RunError names `name`."""
+    if isinstance(hint, pytypes.UnionType) or typing.get_origin(hint) is typing.Union:
+        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise RunError(f"{name} must be true or false, got {value!r}")
+        return value
+    if hint in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise RunError(f"{name} must be a number, got {value!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise RunError(f"{name} must be a number, got {value!r}") from None
+        if hint is int:
+            if number != int(number):
+                raise RunError(f"{name} must be a whole number, got {value!r}")
+            return int(number)
+        return number
+    if hint is str and not isinstance(value, str):
+        raise RunError(f"{name} must be a string, got {value!r}")
+    return value
+
+
+def interpreter_exists(interpreter: str) -> bool:
+    return os.path.isfile(interpreter) or shutil.which(interpreter) is not None
+
+
+def annotation_problem(text: str) -> str | None:
+    """The first freeze-annotation error (or syntax error) of `text`, with its 1-based place; None if none."""
+    info = parse_freeze(text)
+    problems = [info.syntax_error] if info.syntax_error is not None else info.errors
+    if not problems:
+        return None
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    what = "syntax error: " if info.syntax_error is not None else ""
+    return f"line {first.line}, column {first.start_col + 1}: {what}{first.message}{more}"
+
+
+def failure_from_arguments(args: dict) -> FailureSpec | None:
+    """The failure `args` ask to keep (at most one of FAILURE_ARGUMENTS); None: ask the person.
+
+    errMsg / errRegex: a string; crash: true (any signal) or a signal's name ("SIGSEGV");
+    exitCode: a whole number; hang: true. An absent, null, false or "" one is not given.
+    """
+    given = [name for name in FAILURE_ARGUMENTS if args.get(name) not in (None, False, "")]
+    if len(given) > 1:
+        raise RunError(f"give one failure to keep ({', '.join(FAILURE_ARGUMENTS)}), not {' and '.join(given)}")
+    if not given:
+        return None
+    name, value = given[0], args[given[0]]
+    if name in ("errMsg", "errRegex"):
+        if not isinstance(value, str):
+            raise RunError(f"{name} must be a string")
+        spec = FailureSpec.message(value) if name == "errMsg" else FailureSpec.regex(value)
+    elif name == "crash":
+        if value is True:
+            spec = FailureSpec.crash()
+        elif isinstance(value, str):
+            spec = FailureSpec.crash(None if value.lower() == "any" else value)
+        else:
+            raise RunError("crash must be true (any signal) or a signal's name such as \"SIGSEGV\"")
+    elif name == "exitCode":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            raise RunError(f"exitCode must be a whole number, got {value!r}")
+        spec = FailureSpec.exit_code(int(value))
+    else:
+        if value is not True:
+            raise RunError("hang must be true")
+        spec = FailureSpec.hang()
+    try:
+        spec.validate()
+    except UsageError as error:
+        raise RunError(str(error).replace("--err-regex", "errRegex").replace("--crash", "crash")
+                       .replace("--exit-code", "exitCode")) from None
+    return spec
+
+
+def failure_arguments(spec: FailureSpec) -> dict:
+    """The autodd.minimize arguments that ask for `spec` (the inverse of failure_from_arguments)."""
+    if spec.kind == "message":
+        return {"errMsg": spec.value}
+    if spec.kind == "regex":
+        return {"errRegex": spec.value}
+    if spec.kind == "crash":
+        return {"crash": True if spec.value is None else str(spec.value)}
+    if spec.kind == "exit-code":
+        return {"exitCode": spec.value}
+    return {"hang": True}
+
