@@ -5,7 +5,7 @@ import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
 import { disposeLogger, logger } from './log';
 import { Minimizer, MinimizeTarget } from './minimize';
-import { ClientCommand, ServerCommand } from './protocol';
+import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './protocol';
 import { onPythonInterpreterChanged } from './python';
 import { recordFor, RunResults } from './results';
 import { AutoddServer, readSettings } from './server';
@@ -19,6 +19,8 @@ export interface AutoddApi {
   activeRuns(): number;
   /** Titles of the AutoDD code lenses on a document (a finished run's actions). */
   codeLensTitles(uri: vscode.Uri): string[];
+  /** The `autodd/progress` and `autodd/notice` of a run (the last 20 runs). */
+  runEvents(runId: string): { progress: ProgressParams[]; notices: NoticeParams[] };
 }
 
 let server: AutoddServer | undefined;
@@ -111,6 +113,21 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
     }
   }).then((d) => d && context.subscriptions.push(d));
 
+  const events = new Map<string, { progress: ProgressParams[]; notices: NoticeParams[] }>();
+  const eventsOf = (runId: string) => {
+    let e = events.get(runId);
+    if (!e) {
+      e = { progress: [], notices: [] };
+      events.set(runId, e);
+      while (events.size > 20) events.delete(events.keys().next().value as string);
+    }
+    return e;
+  };
+  context.subscriptions.push(
+    srv.onProgress((p) => eventsOf(p.runId).progress.push(p)),
+    srv.onNotice((n) => eventsOf(n.runId).notices.push(n)),
+  );
+
   const ready = srv.start();
   return {
     ready,
@@ -118,6 +135,7 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
     frozenRegions: (uri) => decorations.get(uri),
     activeRuns: () => runs.activeRuns,
     codeLensTitles: (uri) => results.titles(uri),
+    runEvents: (runId) => events.get(runId) ?? { progress: [], notices: [] },
   };
 }
 
