@@ -23,8 +23,13 @@ trap 'rm -rf "$WHEELS"' EXIT
 
 rm -rf "$LIBS"
 mkdir -p "$LIBS"
-# 1. the repository's package as a wheel (pure Python), without its dependencies
-"$PY" -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" "$REPO"
+# 1. the repository's package as a wheel (pure Python), without its dependencies, built
+#    from a copy so that setuptools leaves no build/ or *.egg-info in the checkout
+mkdir -p "$WHEELS/src"
+cp -r "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/autodd_lsp" "$WHEELS/src/"
+cp "$REPO"/LICEN[CS]E* "$WHEELS/src/" 2>/dev/null || true
+find "$WHEELS/src" -name __pycache__ -type d -prune -exec rm -rf {} +
+"$PY" -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" "$WHEELS/src"
 # 2. that wheel and its dependencies, as binary wheels for Python 3.10 on this platform
 "$PY" -m pip install --quiet --disable-pip-version-check --no-compile --upgrade \
   --target "$LIBS" --python-version 3.10 --only-binary=:all: "$WHEELS"/autodd_lsp-*.whl

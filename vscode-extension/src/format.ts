@@ -115,12 +115,14 @@ export function validateErrMsg(text: string): string | undefined {
  * 87% smaller) · 212 candidates, 35/s".
  */
 export function describeProgress(p: ProgressParams): string {
+  // The share is left out while the program is not smaller in nodes (inlining a
+  // module first makes it bigger).
   const removed = p.original.nodes > 0 ? 1 - p.size.nodes / p.original.nodes : 0;
-  const pct = Math.round(100 * Math.max(0, Math.min(1, removed)));
+  const share = removed > 0 ? `, ${Math.round(100 * Math.min(1, removed))}% smaller` : '';
   const rate = Number.isFinite(p.rate) && p.rate > 0 ? `, ${formatRate(p.rate)}/s` : '';
   return (
     `${p.pass} · ${formatCount(p.original.lines)} → ${formatCount(p.size.lines)} lines ` +
-    `(${formatCount(p.original.nodes)} → ${formatCount(p.size.nodes)} AST nodes, ${pct}% smaller) · ` +
+    `(${formatCount(p.original.nodes)} → ${formatCount(p.size.nodes)} AST nodes${share}) · ` +
     `${formatCount(p.candidates)} candidates${rate}`
   );
 }

@@ -309,6 +309,8 @@ export class Minimizer implements vscode.Disposable {
       const error = (raw as { error?: unknown } | null)?.error;
       if (typeof error === 'string' && error) {
         logger().error(`autodd.suggestErrMsg: ${error}`);
+        // the server shows the same line to every client: once is enough
+        this.server.expectEcho(`AutoDD: ${error}`);
         this.showError(`AutoDD: ${error}`);
         return undefined;
       }

@@ -447,6 +447,8 @@ async function uiPhase(browser) {
   });
 
   await check('ui: the result code lens stays on failing.min.py after the messages are gone', async () => {
+    await runCommand(page, 'View: Close All Editors'); // so the diff editor below is the lens's
+    await waitFor('no diff editor', async () => !(await page.$('.monaco-diff-editor')), 10000);
     await runCommand(page, 'Notifications: Clear All Notifications');
     await waitFor('no notification toasts', async () => (await toasts(page)).length === 0, 10000);
     await openFile(page, 'failing.min.py');
@@ -455,16 +457,15 @@ async function uiPhase(browser) {
       return ['Open diff', 'Copy bug report', 'Write regression test', 'Run again'].every((w) => t.includes(w)) ? t : undefined;
     }, 20000);
     await shot(page, 'ui-result-lens');
-    const clicked = await page.evaluate(() => {
+    // a real mouse click: the editor handles lens clicks from its own mouse events
+    const link = (await page.evaluateHandle(() => {
       for (const a of document.querySelectorAll('.editor-group-container.active .codelens-decoration a')) {
-        if (a.textContent.trim() === 'Open diff') {
-          a.click();
-          return true;
-        }
+        if (a.textContent.replace(/\u00a0/g, ' ').trim() === 'Open diff') return a;
       }
-      return false;
-    });
-    if (!clicked) throw new Error('no "Open diff" link in the lens');
+      return null;
+    })).asElement();
+    if (!link) throw new Error('no "Open diff" link in the lens');
+    await link.click();
     await waitFor('a diff editor from the lens', () => page.$('.monaco-diff-editor'), 15000);
     await shot(page, 'ui-lens-diff');
     return lens;
