@@ -1,4 +1,4 @@
-// The wire protocol between this extension and `python -m autodd_lsp.server`.
+// The wire protocol between this extension and the AutoDD language server (notes/server.md).
 // Pure module (no `vscode` import) so unit tests can load it.
 
 /** Server-side commands (vscode-languageclient auto-registers these ids). */

@@ -1,5 +1,5 @@
 // Starting, stopping and restarting the AutoDD language server
-// (`<interpreter> -m autodd_lsp.server`, stdio) with vscode-languageclient.
+// (`<interpreter> bundled/tool/autodd_server.py`, stdio) with vscode-languageclient.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
