@@ -458,13 +458,22 @@ async function uiPhase(browser) {
     }, 20000);
     await shot(page, 'ui-result-lens');
     // a real mouse click: the editor handles lens clicks from its own mouse events
-    const link = (await page.evaluateHandle(() => {
-      for (const a of document.querySelectorAll('.editor-group-container.active .codelens-decoration a')) {
-        if (a.textContent.replace(/\u00a0/g, ' ').trim() === 'Open diff') return a;
+    // The editor first shows lenses from its cache as plain text (no command) until the
+    // provider answers again: wait for the clickable link.
+    let seen = [];
+    const link = await waitFor('a clickable "Open diff" in the lens', async () => {
+      seen = [];
+      for (const a of await page.$$('.editor-group-container.active .codelens-decoration a')) {
+        const text = await a.evaluate((e) => e.textContent.replace(/\s+/g, ' ').trim());
+        seen.push(text);
+        if (text === 'Open diff' && (await a.boundingBox())) return a;
       }
-      return null;
-    })).asElement();
-    if (!link) throw new Error('no "Open diff" link in the lens');
+      return undefined;
+    }, 20000).catch(async (err) => {
+      const html = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.outerHTML).join('\n'));
+      log(`lens DOM: ${html}`);
+      throw new Error(`${err.message}; links: ${JSON.stringify(seen)}`);
+    });
     await link.click();
     await waitFor('a diff editor from the lens', () => page.$('.monaco-diff-editor'), 15000);
     await shot(page, 'ui-lens-diff');
