@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install everything the tests need and run them all: the Python suite (engine,
-# CLI, freeze grammar, language server, Neovim session, TileLang example) and the
+# CLI, freeze grammar, language server, Neovim and Emacs/eglot sessions, TileLang example) and the
 # VS Code extension in a real VS Code (code-server). AUTODD_SKIP_VSCODE=1 skips the latter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup-venv.sh tilelang,test
-if ! command -v nvim >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    (apt-get update -qq && apt-get install -y -qq neovim >/dev/null) || echo "neovim not installed: the editor test will be skipped"
+if { ! command -v nvim >/dev/null 2>&1 || ! command -v emacs >/dev/null 2>&1; } && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq neovim emacs-nox elpa-eglot >/dev/null) \
+        || echo "neovim / emacs not installed: the editor tests will be skipped"
 fi
 python -m pytest "$@"
 if [ "${AUTODD_SKIP_VSCODE:-0}" != 1 ]; then

@@ -1,8 +1,10 @@
--- Drives one AutoDD session in headless Neovim 0.7 and writes what happened to a JSON file.
+-- Drives AutoDD sessions in headless Neovim 0.7 and writes what happened to a JSON file.
 --   AUTODD_LSP_CMD   JSON list: the server command
 --   AUTODD_RESULT    where to write the JSON
--- Started as: nvim --headless --clean -n prog.py -c "luafile drive.lua"
-local out = { events = {} }
+-- Started as: nvim --headless --clean -n prog.py -c "luafile drive.lua"  (slow.py beside prog.py)
+-- 1. the freeze diagnostic; 2. the Minimize code action, the server's question answered in Neovim's
+-- own prompt (inputlist), the run to its end; 3. a second run cancelled from its progress token.
+local out = { events = {}, progress = {}, run_progress = 0, finished = {}, replies = {} }
 local function note(what) table.insert(out.events, what) end
 
 local function finish()
@@ -10,29 +12,32 @@ local function finish()
   vim.cmd('qa!')
 end
 
+local function buffer_text(uri)
+  local buf = vim.uri_to_bufnr(uri)
+  vim.fn.bufload(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+end
+
 local ok, err = pcall(function()
   local source_buf = vim.api.nvim_get_current_buf()
   local default_progress = vim.lsp.handlers['$/progress']
-  out.progress = {}
+  local default_execute = vim.lsp.handlers['workspace/executeCommand']
   local client_id = vim.lsp.start_client({
     name = 'autodd',
     cmd = vim.fn.json_decode(os.getenv('AUTODD_LSP_CMD')),
     root_dir = vim.fn.getcwd(),
     settings = { autodd = { backend = 'subproc', timeout = 30 } },
     handlers = {
-      -- Answer "which failure should the reduced program keep?" with its first suggestion.
-      ['window/showMessageRequest'] = function(_, params)
-        out.question = params
-        return params.actions[1]
-      end,
-      ['workspace/executeCommand'] = function(e, result)
-        out.command_error = e
-        out.command_result = result
+      ['workspace/executeCommand'] = function(e, result, ctx, config)
+        table.insert(out.replies, e and { error = e.message } or result)
+        if default_execute then return default_execute(e, result, ctx, config) end
       end,
       ['$/progress'] = function(e, params, ctx)
-        table.insert(out.progress, params.value.kind)
+        table.insert(out.progress, { token = params.token, kind = params.value.kind })
         return default_progress(e, params, ctx)
       end,
+      ['autodd/progress'] = function() out.run_progress = out.run_progress + 1 end,
+      ['autodd/finished'] = function(_, params) out.finished[params.runId] = params end,
       ['window/showMessage'] = function(_, params)
         out.messages = out.messages or {}
         table.insert(out.messages, params.message)
@@ -49,7 +54,7 @@ local ok, err = pcall(function()
   end
   note('diagnostics')
 
-  -- 2. Pick "Minimize this failure" from the code actions.
+  -- 2. Pick "Minimize this failure" from the code actions (vim.ui.select is where the person picks).
   vim.ui.select = function(items, opts, on_choice)
     out.code_actions = {}
     local chosen
@@ -60,19 +65,48 @@ local ok, err = pcall(function()
     end
     on_choice(items[chosen], chosen)
   end
+  -- Neovim's own showMessageRequest handler asks with inputlist(); the person types "1".
+  vim.fn.inputlist = function(lines)
+    out.question = lines
+    return 1
+  end
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
   vim.lsp.buf.code_action()
   note('code action chosen')
 
-  -- 3. Let the run finish and its edits apply.
-  vim.wait(60000, function() return out.command_result ~= nil or out.command_error ~= nil end, 50)
-  note('command finished')
-  if out.command_result and out.command_result.outputUri then
-    local buf = vim.uri_to_bufnr(out.command_result.outputUri)
-    vim.fn.bufload(buf)
-    out.output_buffer = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-  end
+  vim.wait(60000, function() return #out.replies > 0 end, 50)
+  local first = out.replies[1] or {}
+  vim.wait(60000, function() return first.runId ~= nil and out.finished[first.runId] ~= nil end, 50)
+  note('first run finished')
+  out.first = out.finished[first.runId or ''] or {}
+  if out.first.outputUri then out.output_buffer = buffer_text(out.first.outputUri) end
   out.source_buffer = table.concat(vim.api.nvim_buf_get_lines(source_buf, 0, -1, false), '\n') .. '\n'
+
+  -- 3. A long run, stopped with the progress bar's cancel (the token's window/workDoneProgress/cancel).
+  vim.cmd('edit slow.py')
+  local slow_buf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(slow_buf, client_id)
+  local seen = #out.progress
+  vim.lsp.buf_request(slow_buf, 'workspace/executeCommand', {
+    command = 'autodd.minimize',
+    arguments = { { uri = vim.uri_from_bufnr(slow_buf), errMsg = 'slow-sentinel' } },
+  })
+  vim.wait(20000, function() return #out.replies > 1 end, 50)
+  local second = out.replies[2] or {}
+  local token
+  vim.wait(30000, function()
+    for i = seen + 1, #out.progress do
+      if out.progress[i].kind == 'report' then token = out.progress[i].token end
+    end
+    return token ~= nil
+  end, 50)
+  vim.wait(1500, function() return false end, 50) -- let a few candidates be accepted first
+  vim.lsp.get_client_by_id(client_id).notify('window/workDoneProgress/cancel', { token = token })
+  note('cancel sent')
+  vim.wait(30000, function() return second.runId ~= nil and out.finished[second.runId] ~= nil end, 50)
+  out.second = out.finished[second.runId or ''] or {}
+  if out.second.outputUri then out.slow_output_buffer = buffer_text(out.second.outputUri) end
+  note('second run finished')
 
   vim.lsp.stop_client(client_id)
   vim.wait(5000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)

@@ -58,6 +58,21 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
     assert any(isinstance(v, types.WorkDoneProgressReport) and "nodes" in (v.message or "") for v in values)
 
 
+async def test_a_client_that_does_not_report_the_edits_back_gets_unversioned_edits(client: LanguageClient, tmp_path):
+    """Emacs 28's eglot sends no didChange for the server's edits while Emacs is idle, and refuses a
+    TextDocumentEdit whose version is not its own: edits go unversioned, and the buffer still ends as the file."""
+    client.report_edits = False
+    uri = h.open_document(client, h.write(tmp_path, "quiet.py", h.FAILING_PROGRAM))
+
+    result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL})
+
+    assert result.status == "done", result.message
+    output = client.documents[result.outputUri]
+    assert output.edits_applied > 1  # streamed, not once at the end
+    assert output.text == (tmp_path / "quiet.min.py").read_text()
+    assert "did not show every step" not in result.message
+
+
 async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: LanguageClient, tmp_path):
     from tests.support import write_python_without_runner
 
