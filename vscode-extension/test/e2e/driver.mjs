@@ -277,6 +277,12 @@ async function openEditorContextMenu(page) {
   }, 10000);
 }
 
+/** Whether the explorer lists an entry called `name`. */
+async function explorerHas(page, name) {
+  return page.$$eval('.explorer-folders-view .monaco-list-row', (rows, name) =>
+    rows.some((r) => r.innerText.trim() === name), name);
+}
+
 /** Text of the code lenses in the active editor. */
 async function codeLensText(page) {
   return page.$$eval('.editor-group-container.active .codelens-decoration', (els) => els.map((e) => e.innerText).join(' | '));
@@ -508,7 +514,9 @@ async function uiPhase(browser) {
     fs.writeFileSync(settingsFile, JSON.stringify({ 'autodd.timeout': -1 }));
     let errorToast;
     try {
-      await sleep(2000); // the settings file is picked up by a file watcher
+      // the settings file is picked up by the file watcher that also feeds the explorer
+      await waitFor('.vscode in the explorer', () => explorerHas(page, '.vscode'), 30000);
+      await sleep(1500);
       await openFile(page, 'failing.py');
       await runCommand(page, 'AutoDD: Minimize this failure');
       errorToast = await waitFor('the error of the bad timeout', async () => {
@@ -520,7 +528,8 @@ async function uiPhase(browser) {
     } finally {
       fs.rmSync(settingsDir, { recursive: true, force: true });
     }
-    await sleep(2000);
+    await waitFor('.vscode gone from the explorer', async () => !(await explorerHas(page, '.vscode')), 30000);
+    await sleep(1500);
     await runCommand(page, 'AutoDD: Minimize this failure');
     await waitFor('the failure suggestions', async () => (await quickInputRows(page)).some((x) => x.includes('shape mismatch')), 90000);
     const stale = (await toasts(page)).find((t) => /timeout/.test(t));
