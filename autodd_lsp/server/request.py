@@ -47,6 +47,8 @@ ENGINE_OPTIONS: dict[str, EngineOption] = {
     "repeat": EngineOption("repeat"),
     "keepImports": EngineOption("inline_modules", negate=True),
     "test": EngineOption("test"),  # a pytest node id inside the file: reduce that failing test
+    "gpus": EngineOption("gpus"),  # "", "auto" or "0,1": one GPU per running program
+    "rayAddress": EngineOption("ray_address"),  # with backend "ray": the cluster ("" RAY_ADDRESS or a local one)
 }
 
 # autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.

@@ -67,6 +67,8 @@ export interface RunOptions {
   match?: unknown;
   keepImports?: unknown;
   repeat?: unknown;
+  gpus?: unknown;
+  rayAddress?: unknown;
 }
 
 export interface MinimizeArgs extends RunOptions {
