@@ -58,7 +58,11 @@ interface Run {
 }
 
 /** Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests may pass errMsg). */
-export type MinimizeTarget = vscode.Uri | string | { uri: vscode.Uri | string; errMsg?: string } | undefined;
+export type MinimizeTarget =
+  | vscode.Uri
+  | string
+  | { uri: vscode.Uri | string; errMsg?: string; test?: string }
+  | undefined;
 
 const EDIT_BUTTON: vscode.QuickInputButton = {
   iconPath: new vscode.ThemeIcon('edit'),
@@ -104,7 +108,7 @@ export class Minimizer implements vscode.Disposable {
 
   /** The whole flow; resolves with the run's end (undefined if the user stopped early). */
   async minimize(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
-    const { uri, errMsg: givenErrMsg } = resolveTarget(target);
+    const { uri, errMsg: givenErrMsg, test } = resolveTarget(target);
     if (!uri) {
       void vscode.window.showErrorMessage('AutoDD: open a Python file to minimize.');
       return undefined;
@@ -134,12 +138,12 @@ export class Minimizer implements vscode.Disposable {
 
     let errMsg = givenErrMsg;
     if (!errMsg) {
-      const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri));
+      const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri), test);
       if (!suggested) return undefined;
       errMsg = await pickErrMsg(suggested);
       if (!errMsg) return undefined;
     }
-    return this.run(client, document, errMsg);
+    return this.run(client, document, errMsg, test);
   }
 
   /** "Run again" on a finished run: the same file, failure and current settings. */
@@ -153,7 +157,7 @@ export class Minimizer implements vscode.Disposable {
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     this.clearPreviousError(record.source);
-    return this.run(client, document, record.errMsg);
+    return this.run(client, document, record.errMsg, record.test);
   }
 
   /** A new run hides the previous run's error: its toast and its code lens. */
@@ -167,7 +171,12 @@ export class Minimizer implements vscode.Disposable {
     }
   }
 
-  private async run(client: LanguageClient, document: vscode.TextDocument, errMsg: string): Promise<MinimizeResult> {
+  private async run(
+    client: LanguageClient,
+    document: vscode.TextDocument,
+    errMsg: string,
+    test?: string,
+  ): Promise<MinimizeResult> {
     const uri = document.uri;
     const key = uri.toString();
     const settings = await readSettings(uri);
@@ -178,6 +187,7 @@ export class Minimizer implements vscode.Disposable {
     const args: MinimizeArgs = {
       uri: run.lspUri,
       errMsg,
+      ...(test ? { test } : {}),
       interpreter: settings.interpreter,
       ...readRunOptions(uri),
       // Our own token: the server's $/progress goes there and is not rendered a
@@ -205,7 +215,7 @@ export class Minimizer implements vscode.Disposable {
 
     const output = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
     if (output) await settleDocument(output);
-    this.results.record({ source: uri, output, original, errMsg, result });
+    this.results.record({ source: uri, output, original, errMsg, test, result });
     this.report(result, original, output);
     return result;
   }
@@ -290,6 +300,7 @@ export class Minimizer implements vscode.Disposable {
     client: LanguageClient,
     uri: vscode.Uri,
     lspUri: string,
+    test?: string,
   ): Promise<SuggestErrMsgResult | undefined> {
     this.probes++;
     try {
@@ -302,7 +313,7 @@ export class Minimizer implements vscode.Disposable {
         (_progress, cancellation) =>
           client.sendRequest(
             ExecuteCommandRequest.type,
-            { command: ServerCommand.suggestErrMsg, arguments: [{ uri: lspUri }] },
+            { command: ServerCommand.suggestErrMsg, arguments: [{ uri: lspUri, ...(test ? { test } : {}) }] },
             cancellation,
           ),
       );
@@ -539,12 +550,12 @@ async function settleDocument(uri: vscode.Uri): Promise<void> {
   }
 }
 
-function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: string } {
+function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: string; test?: string } {
   if (target instanceof vscode.Uri) return { uri: target };
   if (typeof target === 'string') return { uri: vscode.Uri.parse(target) };
   if (target && typeof target === 'object' && 'uri' in target) {
     const uri = typeof target.uri === 'string' ? vscode.Uri.parse(target.uri) : target.uri;
-    return { uri, errMsg: target.errMsg };
+    return { uri, errMsg: target.errMsg, test: target.test };
   }
   return { uri: vscode.window.activeTextEditor?.document.uri };
 }

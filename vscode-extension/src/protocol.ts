@@ -74,6 +74,8 @@ export interface RunOptions {
 export interface MinimizeArgs extends RunOptions {
   uri: string;
   errMsg?: string;
+  /** A pytest test in the file (node id: `test_x`, `TestK::test_x`) to reduce instead of the script. */
+  test?: string;
   interpreter?: string;
   progressToken?: string;
 }

@@ -18,6 +18,8 @@ export interface RunRecord {
   /** Snapshot of the original as the run started (for "Open diff"). */
   original: vscode.Uri;
   errMsg: string;
+  /** The pytest test reduced (a node id in the file), when the run reduced one. */
+  test?: string;
   result: MinimizeResult;
 }
 

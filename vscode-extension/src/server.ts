@@ -225,8 +225,10 @@ export class AutoddServer implements vscode.Disposable {
           for (const action of actions) {
             const command = action instanceof vscode.CodeAction ? action.command : action;
             if (command && command.command === ServerCommand.minimize) {
+              // "Minimize this failing test (name)" names the test: keep it
+              const test = (command.arguments?.[0] as { test?: unknown } | undefined)?.test;
               command.command = ClientCommand.minimize;
-              command.arguments = [document.uri];
+              command.arguments = [typeof test === 'string' && test ? { uri: document.uri, test } : document.uri];
             }
           }
           return actions;
