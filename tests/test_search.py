@@ -154,11 +154,14 @@ def test_free_jobs_go_to_the_heads_of_other_chains_first():
 
 
 def test_regions_group_edits_by_the_statement_they_start_in():
-    starts = [0, 100, 200]
-    edit_starts = [5, 150, 10, 250, 120, 99, 0, 201]
-    assert regions_of(edit_starts, starts) == [[0, 2, 5, 6], [1, 4], [3, 7]]
+    starts = [0, 100, 200, 300]
+    edit_starts = [5, 150, 10, 250, 120, 99, 0, 201, 1, 2, 350]
+    # by statement: [0, 2, 5, 6, 8, 9], [1, 4], [3, 7], [10]; neighbours packed up to MAX_REGION
+    assert MAX_REGION == 8
+    assert regions_of(edit_starts, starts) == [[0, 1, 2, 4, 5, 6, 8, 9], [3, 7, 10]]
     assert regions_of(edit_starts[:MIN_EDITS - 1], starts) is None  # too few edits to be worth splitting
     assert regions_of([1] * MIN_EDITS, starts) is None  # one region only
+    assert regions_of([5, 150, 250, 350], starts) is None  # packed into one
 
 
 def test_a_big_region_is_cut_by_position_and_keeps_the_search_order():

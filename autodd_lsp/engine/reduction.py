@@ -82,6 +82,8 @@ class Reduction:
         self._started_at = time.monotonic()
         self._best_size = size_of(source_text, self._tree)
         self._size_counted_at = 0.0
+        self._show_lock = threading.Lock()
+        self._shown_chars = len(source_text)  # characters of the newest text shown (Accepted)
         self._accepted = 0
         self._current_pass = ""
         self._last_progress = 0.0
@@ -559,7 +561,8 @@ class Reduction:
 
         def region_accept(number: int, applied: list[int]) -> None:
             key = tuple(sorted(applied))
-            region_text[number] = interesting.get(key) or candidate(applied)
+            text = region_text[number] = interesting.get(key) or candidate(applied)
+            self._show_smaller(text)
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
             text = candidate(indices)
@@ -619,9 +622,23 @@ class Reduction:
         self._shadow = shadow
         self.best_text = text
         self._tester.set_best(text)
+        with self._show_lock:
+            self._shown_chars = len(text)
         self._best_size = self._size_for_progress(text)
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
+
+    def _show_smaller(self, text: str) -> None:
+        """Show a smaller text that fails the same way (a region's, before the merge) as the
+        newest result, without making it the search's base: the search goes on from the
+        base, and the merge's text, accepted next, is usually smaller still. So a slow
+        program's first improvement is written as soon as one region has one."""
+        with self._show_lock:
+            if len(text) >= self._shown_chars:
+                return
+            self._shown_chars = len(text)
+            self._best_size = self._size_for_progress(text)
+            self._emit(Accepted(text, self._best_size, self._stats()))
 
     def _size_for_progress(self, text: str) -> Size:
         """The size shown while reducing; nodes recounted at most every SIZE_RECOUNT seconds.

@@ -11,7 +11,9 @@ takes a region's next proposal, which is needed whatever the others decide.
 
 Regions: each top-level statement, and each statement of a top-level
 function's or class's body (the engine gives their starts); a region of more
-than MAX_REGION edits is cut by position. Fewer than MIN_EDITS edits, or one
+than MAX_REGION edits is cut by position, and neighbours are packed together
+up to MAX_REGION edits (so that ProbDD's first big groups still remove many
+small statements in one candidate). Fewer than MIN_EDITS edits, or one
 region: a single ProbDD, as before.
 
 The algorithm is the same at every -j (-j 1 runs it too):
@@ -58,7 +60,13 @@ def regions_of(starts_of_edits: list[int], region_starts: list[int]) -> list[lis
     groups: dict[int, list[int]] = {}
     for index, start in enumerate(starts_of_edits):
         groups.setdefault(max(0, bisect.bisect_right(region_starts, start) - 1), []).append(index)
-    regions = [piece for key in sorted(groups) for piece in _pieces(groups[key], starts_of_edits)]
+    regions: list[list[int]] = []
+    for key in sorted(groups):  # neighbours packed up to MAX_REGION edits: ProbDD's groups work within
+        for piece in _pieces(groups[key], starts_of_edits):
+            if regions and len(regions[-1]) + len(piece) <= MAX_REGION:
+                regions[-1] = sorted(regions[-1] + piece)
+            else:
+                regions.append(piece)
     return regions if len(regions) >= 2 else None
 
 
