@@ -75,6 +75,25 @@ def test_same_result_at_any_number_of_jobs(program):
     assert one.text == two.text == three.text
 
 
+SLOW_BODY = (
+    "import time\n"
+    "time.sleep(0.2)  # autodd: freeze\n"
+    "def report(rows):\n"
+    + "".join(f"    total_{i} = sum(rows) * {i}\n" for i in range(12))
+    + "    raise ValueError('bad rows: %d' % len(rows))\n"
+    "report([1, 2, 3])\n"
+)
+
+
+def test_runs_thrown_away_after_an_acceptance_are_counted_as_stale(program, no_leftovers):
+    """Every candidate sleeps 0.2 s; at -j 3 the two run after an accepted one are stale."""
+    path = program("slow.py", SLOW_BODY)
+    parallel, _ = reduce(path, "bad rows: 3", jobs=3)
+    assert parallel.verified and "total_" not in parallel.text
+    assert parallel.stats.stale >= 1
+    assert f"{parallel.stats.stale} started and discarded as stale" in parallel.describe()
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_candidates_see_python_file_semantics(program, backend):
     path = program("semantics.py", (

@@ -15,6 +15,9 @@ verdict is known; if it is interesting, every later candidate is stale (the
 search will accept this one and go on from it), so they are cancelled right
 then, before the one waiting for the slot can start a run whose verdict nobody
 would read. The search still cancels them too: this only saves the wasted runs.
+When the search runs several independent chains at once (`search/regions.py`),
+numbers and cancellation are per chain: one region's acceptance leaves the
+others' candidates running.
 
 An intermittent failure (`rate_test` set, see `flaky.py`): a candidate is run
 again in its slot, holding its run permit, until the sequential test decides;
@@ -51,6 +54,7 @@ class Counters:
     runs: int = 0  # runs of the candidates counted in candidates_run
     cache_hits: int = 0
     rejected_unparsable: int = 0
+    stale: int = 0  # candidates whose run started, then discarded: an earlier one was accepted
 
 
 class RunPermits:
@@ -70,11 +74,14 @@ class RunPermits:
 
 
 class OrderedCancelEvent(CancelEvent):
-    """A candidate's cancel flag, numbered in proposal order."""
+    """A candidate's cancel flag, numbered in proposal order within its chain (one
+    strategy's sequence of proposals, `search/driver.py`); `started` once its run began."""
 
-    def __init__(self, order: int) -> None:
+    def __init__(self, order: int, chain: int = 0) -> None:
         super().__init__()
         self.order = order
+        self.chain = chain
+        self.started = False
 
 
 def _any_text(text: str) -> bool:
@@ -108,6 +115,7 @@ class CandidateTester:
         self._best_key: tuple[int, int, int] | None = None  # order_key(_best_text), worked out on the first tie
         self._best_code_length: int | None = None
         self._numbers = itertools.count()
+        self._chains = itertools.count(1)  # chain 0: new_cancel_event's default
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
         self._stopped = False
@@ -116,21 +124,38 @@ class CandidateTester:
         """From now on, judge candidates by `rules` (once the original's checks are done)."""
         self.rules = rules
 
-    def new_cancel_event(self) -> OrderedCancelEvent:
-        """The cancel flag of the next candidate (made in proposal order)."""
+    def new_cancel_event(self, chain: int = 0) -> OrderedCancelEvent:
+        """The cancel flag of the next candidate of `chain` (made in proposal order)."""
         with self._lock:
-            event = OrderedCancelEvent(next(self._numbers))
+            event = OrderedCancelEvent(next(self._numbers), chain)
             self._live.add(event)
         return event
+
+    def new_chain(self) -> Callable[[], OrderedCancelEvent]:
+        """A cancel-flag factory for a chain of its own: an interesting verdict cancels
+        the later candidates of its chain only (other chains decide independently)."""
+        with self._lock:
+            chain = next(self._chains)
+        return lambda: self.new_cancel_event(chain)
 
     def _cancel_later_than(self, event: threading.Event) -> None:
         order = getattr(event, "order", None)
         if order is None:
             return
+        chain = event.chain
         with self._lock:
-            later = [other for other in self._live if getattr(other, "order", -1) > order]
+            later = [other for other in self._live
+                     if getattr(other, "order", -1) > order and getattr(other, "chain", None) == chain]
         for other in later:
             other.set()
+
+    def discarded(self, events) -> None:
+        """The search threw these candidates away (an earlier one was accepted): count
+        those whose run had started as stale (wasted work, not a verdict)."""
+        started = sum(1 for event in events if getattr(event, "started", False))
+        if started:
+            with self._lock:
+                self.counters.stale += started
 
     def cancel_all(self) -> None:
         """Kill every running candidate; later ones are refused."""
@@ -185,6 +210,7 @@ class CandidateTester:
         """Write `data` (the file's bytes) at `path` and run it; `judge`, if given, is called before the run slot is freed."""
         with self._staged_run(path, data, code, cancel):
             with self._running:  # the others in flight end (or are cancelled) soon
+                _mark_started(cancel)
                 result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
                 if judge is not None and not result.cancelled and judge(result):
                     self._cancel_later_than(cancel)
@@ -286,6 +312,7 @@ class CandidateTester:
         rules = self.rules
         with self._staged_run(path, data, code, cancel):
             with self._running:
+                _mark_started(cancel)
                 failures = runs = 0
                 decision = None
                 while decision is None:
@@ -307,3 +334,9 @@ class CandidateTester:
                 if decision:
                     self._cancel_later_than(cancel)
                 return decision, runs
+
+
+def _mark_started(cancel) -> None:
+    """A candidate's run begins now (holding a run permit), unless it is cancelled already."""
+    if isinstance(cancel, OrderedCancelEvent) and not cancel.is_set():
+        cancel.started = True

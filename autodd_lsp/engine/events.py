@@ -19,12 +19,16 @@ class Stats:
 
     `runs` counts the runs of those candidates: one each for a deterministic
     failure, as many as the sequential test took for an intermittent one.
+    `stale` counts the candidates whose run had started when the search
+    discarded them because an earlier one was accepted (work lost to
+    speculation at -j > 1; not in `candidates_run` unless their run ended first).
     """
 
     candidates_run: int = 0
     runs: int = 0
     cache_hits: int = 0
     rejected_unparsable: int = 0
+    stale: int = 0  # runs started, then discarded because an earlier candidate was accepted (-j > 1)
     accepted: int = 0
     elapsed: float = 0.0
     current_pass: str = ""
@@ -107,7 +111,8 @@ class Summary:
             + (f"({pct:.0f}% smaller), " if pct >= 0 else f"({-pct:.0f}% larger), ")
             + f"{s.candidates_run} candidates run{runs}, "
             f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
-            f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
+            + (f"{s.stale} started and discarded as stale, " if s.stale else "")
+            + f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
         )
 
 

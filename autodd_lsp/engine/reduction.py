@@ -6,7 +6,8 @@ See the package docstring for the API. The loop:
      (the candidates' sequential test, `flaky.py`, compares with that rate);
   2. repeat the pass groups (statements, canonicalize, simplify, slow) in
      order until a whole cycle changes nothing;
-     each pass proposes edits on the current best text and ProbDD picks subsets;
+     each pass proposes edits on the current best text and ProbDD picks subsets
+     (one ProbDD per independent region when there are enough, search/regions.py);
   3. tidy the layout, re-run the result once (as many times as the original, when
      its rate was measured) with a fresh interpreter, report.
 """
@@ -50,11 +51,11 @@ from autodd_lsp.inlining import Inlined, freeze_check, inline_conftests, inline_
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
-from autodd_lsp.search import ProbDD, search
+from autodd_lsp.search import ProbDD, regions_of, search, search_regions
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
 from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
 from autodd_lsp.syntax.patch import Edit, EditSelector, render
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Source, first_line
 from autodd_lsp.execution.recording import record_values
 from autodd_lsp.values import RecordedValues, ValueLookup
 
@@ -83,6 +84,8 @@ class Reduction:
         self._started_at = time.monotonic()
         self._best_size = size_of(source_text, self._tree)
         self._size_counted_at = 0.0
+        self._show_lock = threading.Lock()
+        self._shown_chars = len(source_text)  # characters of the newest text shown (Accepted)
         self._accepted = 0
         self._current_pass = ""
         self._last_progress = 0.0
@@ -573,7 +576,8 @@ class Reduction:
         base, selector = ctx.source.text, EditSelector(edits, ctx.guards)
         accepted = False
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
-        strategy = ProbDD(len(edits), prior=min(0.5, max(0.05, share)))
+        prior = min(0.5, max(0.05, share))
+        strategy = ProbDD(len(edits), prior=prior)
 
         interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
         shadow_base = self._shadow
@@ -592,8 +596,23 @@ class Reduction:
                 made = shadows[key] = aligned(text, render(shadow_base, selector.patches(indices)))
             return made
 
+        regions = regions_of(
+            [min(patch.start for patch in edit.patches) for edit in edits],
+            region_starts(ctx.source),
+        )
+        region_of = {i: number for number, region in enumerate(regions or []) for i in region}
+        region_text: dict[int, str] = {}  # per region, the text of what it applied so far
+
+        def region_accept(number: int, applied: list[int]) -> None:
+            key = tuple(sorted(applied))
+            text = region_text[number] = interesting.get(key) or candidate(applied)
+            self._show_smaller(text)
+
         def test(indices: list[int], cancel: threading.Event) -> bool:
             text = candidate(indices)
+            if regions is not None and len({region_of[i] for i in indices}) == 1:
+                if text == region_text.get(region_of[indices[0]]):
+                    return False  # moot on top of the region's own edits (the best is still the base)
             verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)))
             if verdict:
                 interesting[tuple(sorted(indices))] = text
@@ -608,13 +627,23 @@ class Reduction:
             self._accept(text, shadow_of(applied, text))
             shadows.clear()
 
-        search(
-            strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
-            new_event=self._tester.new_cancel_event,
-        )
+        if regions is None:
+            search(
+                strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
+                new_event=self._tester.new_cancel_event, on_discard=self._tester.discarded,
+            )
+            applied, needed = strategy.applied, strategy.open_or_needed()
+        else:  # independent top-level statements: one chain each, then a merge (search/regions.py)
+            outcome = search_regions(
+                regions, prior, test, pool, self.options.jobs,
+                self._stopped.is_set, self._tick, self._tester.new_chain, self._tester.discarded, region_accept,
+            )
+            applied, needed = outcome.applied, outcome.needed
+            if applied:
+                on_accept(applied)
         if not self.cancelled:
-            needed = strategy.open_or_needed()
-            self._needed_share[reduction_pass.name] = len(needed) / len(edits)
+            unapplied = len(edits) - len(applied)
+            self._needed_share[reduction_pass.name] = unapplied / len(edits)
             if reduction_pass.remembers_needed:
                 self._needed.update(edit_key(ctx.source, edits[i]) for i in needed)
         return accepted
@@ -637,6 +666,8 @@ class Reduction:
         self._shadow = shadow
         self.best_text = text
         self._tester.set_best(text)
+        with self._show_lock:
+            self._shown_chars = len(text)
         self._best_size = self._size_for_progress(text)
         self._accepted += 1
         self._emit(Accepted(text, self._best_size, self._stats()))
@@ -655,6 +686,17 @@ class Reduction:
             raise UsageError(f"cannot reach {where}: {reason}") from None
         if self.options.jobs is None:
             self.options = replace(self.options, jobs=count)
+    def _show_smaller(self, text: str) -> None:
+        """Show a smaller text that fails the same way (a region's, before the merge) as the
+        newest result, without making it the search's base: the search goes on from the
+        base, and the merge's text, accepted next, is usually smaller still. So a slow
+        program's first improvement is written as soon as one region has one."""
+        with self._show_lock:
+            if len(text) >= self._shown_chars:
+                return
+            self._shown_chars = len(text)
+            self._best_size = self._size_for_progress(text)
+            self._emit(Accepted(text, self._best_size, self._stats()))
 
     def _size_for_progress(self, text: str) -> Size:
         """The size shown while reducing; nodes recounted at most every SIZE_RECOUNT seconds.
@@ -781,6 +823,7 @@ class Reduction:
             runs=counters.runs if counters else 0,
             cache_hits=counters.cache_hits if counters else 0,
             rejected_unparsable=counters.rejected_unparsable if counters else 0,
+            stale=counters.stale if counters else 0,
             accepted=self._accepted,
             elapsed=time.monotonic() - self._started_at,
             current_pass=self._current_pass,
@@ -788,6 +831,17 @@ class Reduction:
 
     def _emit(self, event: Event) -> None:
         self._listener(event)
+
+
+def region_starts(source: Source) -> list[int]:
+    """Where the search's independent regions begin (search/regions.py): each top-level
+    statement, and each statement of a top-level function's or class's body."""
+    starts = []
+    for node in source.tree.body:
+        starts.append(source.line_start(first_line(node)))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            starts.extend(source.line_start(first_line(inner)) for inner in node.body)
+    return sorted(starts)
 
 
 def edit_key(source: Source, edit: Edit) -> tuple:

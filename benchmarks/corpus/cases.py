@@ -216,3 +216,14 @@ CASES = [
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
+
+# The parallel-efficiency case (`benchmarks/parallel.py`, not in `run.py`'s corpus: at
+# half a second a candidate, the reference alone would take most of an hour).
+SLOW_SERVICE = Case(
+    name="slow_service",
+    err_msg="no weight band for A-106",
+    timeout=10,
+    description="shipping-quote service whose every run sleeps 0.5 s (a frozen time.sleep): "
+    "candidates wait, they do not compute",
+    source=CORPUS_DIR / "slow_service.py",
+)

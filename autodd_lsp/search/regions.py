@@ -1,0 +1,196 @@
+"""Search independent regions of the program at once, then merge.
+
+Why: the speculative driver (`driver.py`) keeps the sequential decisions, so
+every acceptance throws away what was started after it. With about one
+candidate in five accepted, N jobs running one chain do (1 - 0.8^N) / 0.2
+candidates' worth of useful work a round at best: -j 4 ~2.9, -j 8 ~4.2.
+Edits in different statements rarely interact, so the search gives each
+region its own ProbDD on the same base text (a candidate applies one
+region's edits only) and runs the regions as independent chains: a free job
+takes a region's next proposal, which is needed whatever the others decide.
+
+Regions: each top-level statement, and each statement of a top-level
+function's or class's body (the engine gives their starts); a region of more
+than MAX_REGION edits is cut by position, and neighbours are packed together
+up to MAX_REGION edits (so that ProbDD's first big groups still remove many
+small statements in one candidate). Fewer than MIN_EDITS edits, or one
+region: a single ProbDD, as before.
+
+The algorithm is the same at every -j (-j 1 runs it too):
+  1. each region's ProbDD runs to its end (candidates: base + that region's edits);
+  2. merge: the union of what the regions applied, tested once (when only one
+     region applied anything, its last acceptance was that very text); if the
+     union is not interesting (regions that interact), the regions' sets are
+     added one at a time in order, each kept if the text still fails the same way.
+Every decision depends on verdicts only, never on timing or -j; the union's
+test may start early on an idle job (`_EarlyMerge`), which changes when it
+runs, not what it decides. A region whose set the merge refused is not
+"needed": its edits are left to the pass's next round.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+from autodd_lsp.search.driver import Chain, TestFn, search_chains
+from autodd_lsp.search.probdd import ProbDD
+
+MIN_EDITS = 4  # fewer edits: one ProbDD (splitting costs a merge and ProbDD's big first tries)
+MAX_REGION = 8  # edits of one region at most (more: cut by position)
+
+
+@dataclass
+class RegionOutcome:
+    applied: list[int]  # edit indices applied in the end
+    needed: list[int]  # found needed within their region (not: refused by the merge)
+
+
+def regions_of(starts_of_edits: list[int], region_starts: list[int]) -> list[list[int]] | None:
+    """Edit indices grouped by the region each edit begins in (regions begin at `region_starts`, sorted).
+
+    None when there are fewer than MIN_EDITS edits or fewer than two regions
+    hold edits: then one search over all of them is better.
+    """
+    if len(starts_of_edits) < MIN_EDITS:
+        return None
+    groups: dict[int, list[int]] = {}
+    for index, start in enumerate(starts_of_edits):
+        groups.setdefault(max(0, bisect.bisect_right(region_starts, start) - 1), []).append(index)
+    regions: list[list[int]] = []
+    for key in sorted(groups):  # neighbours packed up to MAX_REGION edits: ProbDD's groups work within
+        for piece in _pieces(groups[key], starts_of_edits):
+            if regions and len(regions[-1]) + len(piece) <= MAX_REGION:
+                regions[-1] = sorted(regions[-1] + piece)
+            else:
+                regions.append(piece)
+    return regions if len(regions) >= 2 else None
+
+
+def _pieces(region: list[int], starts_of_edits: list[int]) -> list[list[int]]:
+    """A region of more than MAX_REGION edits cut, by position, into runs of at most MAX_REGION
+    (each keeps the search's order: big edits first). One long chain of acceptances would
+    otherwise hold the others back (a big literal, one long expression)."""
+    if len(region) <= MAX_REGION:
+        return [region]
+    by_place = sorted(region, key=lambda index: (starts_of_edits[index], index))
+    count = -(-len(region) // MAX_REGION)
+    size = -(-len(region) // count)
+    cuts = [set(by_place[i:i + size]) for i in range(0, len(by_place), size)]
+    return [[index for index in region if index in cut] for cut in cuts]
+
+
+def search_regions(
+    regions: list[list[int]],
+    prior: float,
+    test: TestFn,
+    pool: ThreadPoolExecutor,
+    jobs: int,
+    stopped: Callable[[], bool],
+    on_result: Callable[[], None],
+    new_chain: Callable[[], Callable[[], threading.Event]],
+    on_discard: Callable[[list[threading.Event]], None],
+    on_region_accept: Callable[[int, list[int]], None] = lambda region, applied: None,
+) -> RegionOutcome:
+    """Run one ProbDD per region (edit indices, in order) as parallel chains, then merge.
+
+    `new_chain()` gives a cancel-flag factory for one chain (flags of a chain
+    are cancelled together when one of its candidates is accepted);
+    `on_region_accept(r, applied)` is told, in each region's decision order,
+    what region r has applied so far (the merge has not happened yet).
+    """
+    strategies = [ProbDD(len(region), prior=prior) for region in regions]
+    chains = [
+        Chain(strategy, _in_region(test, region), new_event=new_chain(),
+              on_accept=_told(on_region_accept, number, region))
+        for number, (region, strategy) in enumerate(zip(regions, strategies))
+    ]
+    merge_events = new_chain()
+    early = _EarlyMerge(regions, strategies, test, pool, merge_events)
+    try:
+        search_chains(chains, pool, jobs, stopped, on_result, on_discard, on_idle=early.start)
+    finally:
+        early.stop_unless_running_for(_union(regions, strategies) if not stopped() else None, on_discard)
+    found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies)]
+    needed = sorted(region[i] for region, strategy in zip(regions, strategies)
+                    for i in strategy.open_or_needed())
+    sets = [applied for applied in found if applied]
+    if len(sets) <= 1 or stopped():
+        early.stop_unless_running_for(None, on_discard)
+        return RegionOutcome(sorted(sets[0]) if sets else [], needed)
+    union = _union(regions, strategies)
+    if early.verdict_for(union, test, merge_events):
+        return RegionOutcome(union, needed)
+    kept = sorted(sets[0])
+    for applied in sets[1:]:
+        if stopped():
+            break
+        trial = sorted(kept + applied)
+        if test(trial, merge_events()):
+            kept = trial
+    return RegionOutcome(kept, needed)
+
+
+def _union(regions: list[list[int]], strategies: list[ProbDD]) -> list[int]:
+    return sorted(region[i] for region, strategy in zip(regions, strategies) for i in strategy.applied)
+
+
+class _EarlyMerge:
+    """The merge's test started before the search ends, on an idle job.
+
+    When every region has proposed all it can and jobs are free, the union of
+    what the regions applied so far is what the merge will test if the
+    candidates still in flight fail (most do): it is started then, and the
+    merge takes its verdict if the union came out the same. A verdict depends
+    on the text only, so this changes when the merge runs, never what it
+    decides. Started at most once per union; one not used is stale.
+    """
+
+    def __init__(self, regions, strategies, test: TestFn, pool: ThreadPoolExecutor, new_event) -> None:
+        self._regions, self._strategies, self._test, self._pool = regions, strategies, test, pool
+        self._new_event = new_event
+        self._tried: set[tuple[int, ...]] = set()
+        self._running: tuple[tuple[int, ...], object, threading.Event] | None = None
+
+    def start(self, free: int) -> None:
+        union = tuple(_union(self._regions, self._strategies))
+        if self._running is not None or union in self._tried:
+            return
+        if sum(1 for strategy in self._strategies if strategy.applied) < 2:
+            return  # one region's set needs no merge test
+        self._tried.add(union)
+        cancel = self._new_event()
+        self._running = (union, self._pool.submit(self._test, list(union), cancel), cancel)
+
+    def stop_unless_running_for(self, union: list[int] | None, on_discard) -> None:
+        """Cancel the early test (counted stale if it ran) unless it is the one for `union`."""
+        if self._running is None or (union is not None and self._running[0] == tuple(union)):
+            return
+        _, future, cancel = self._running
+        self._running = None
+        cancel.set()
+        future.exception()
+        on_discard([cancel])
+
+    def verdict_for(self, union: list[int], test: TestFn, new_event) -> bool:
+        if self._running is not None and self._running[0] == tuple(union):
+            _, future, _ = self._running
+            self._running = None
+            return future.result()
+        return test(union, new_event())
+
+
+def _told(on_region_accept, number: int, region: list[int]) -> Callable[[list[int]], None]:
+    return lambda applied: on_region_accept(number, [region[i] for i in applied])
+
+
+def _in_region(test: TestFn, region: list[int]) -> TestFn:
+    """The test of a region's chain: its local indices mapped to the search's edit indices."""
+
+    def region_test(local: list[int], cancel: threading.Event) -> bool:
+        return test([region[i] for i in local], cancel)
+
+    return region_test
