@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
-from test_cli import assert_one_line_error, autodd
+from tests.support import assert_one_line_error, autodd
 
 MESSAGE = "tile check failed"
 FAILURE_LINE = "ValueError: tile check failed: block 64 needs 65536 bytes of shared memory (float16)"

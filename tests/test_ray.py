@@ -31,8 +31,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 from autodd_lsp.engine import Notice, ReduceOptions, Reduction  # noqa: E402
 from autodd_lsp.execution import ray_backend  # noqa: E402
 from autodd_lsp.execution.forkserver import SERVER_SCRIPT  # noqa: E402
-from conftest import _process_table  # noqa: E402
-from test_cli import autodd  # noqa: E402
+from tests.support import autodd, process_table  # noqa: E402
 
 pytestmark = pytest.mark.ray
 
@@ -112,7 +111,7 @@ def reduce(source: Path, listener=None, **options) -> tuple[Reduction, object]:
 
 def cluster_processes() -> list[str]:
     """Our workers (Ray actors) and fork servers (with their candidates) still alive."""
-    return [cmdline for _parent, cmdline in _process_table().values()
+    return [cmdline for _parent, cmdline in process_table().values()
             if "ray::_Worker" in cmdline or SERVER_SCRIPT in cmdline]
 
 
@@ -133,7 +132,7 @@ def no_strays(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     yield
     assert wait_until_none_left() == []
-    assert [cmdline for _parent, cmdline in _process_table().values() if str(private) in cmdline] == []
+    assert [cmdline for _parent, cmdline in process_table().values() if str(private) in cmdline] == []
     assert list(private.iterdir()) == []
 
 

@@ -34,12 +34,13 @@ from autodd_lsp.engine import (
     NotReproducible,
     ReduceOptions,
     Reduction,
+    RunOptions,
     Summary,
     UsageError,
     split_source,
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.flaky import DEFAULT_RUNS
+from autodd_lsp.engine.options import option_default, option_help
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
@@ -77,32 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
-    parser.add_argument("--backend", choices=BACKENDS, default="runner",
-                        help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate; "
-                             "ray: on a Ray cluster's workers (pip install 'autodd-lsp[ray]')")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="SEC",
-                        help="the most one candidate may run, in seconds (default 60)")
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                        help="candidates run in parallel (default 1; with --gpus one per GPU, with --backend ray "
-                             "one per GPU of the cluster, else per CPU); the result is the same for any N")
-    parser.add_argument("--gpus", default="", metavar="IDS",
-                        help="GPUs to pin, e.g. 0,1,2,3 or auto (those CUDA_VISIBLE_DEVICES or the driver shows): "
-                             "each run of the program sees exactly one of them, never one another run is using")
-    parser.add_argument("--ray-address", default="", metavar="ADDRESS",
-                        help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray started "
-                             "for the run)")
-    parser.add_argument("--keep-imports", action="store_true",
-                        help="keep the imports of the program's own modules instead of inlining them "
-                             "(the reduction then stays in SOURCE; the result needs those modules beside it)")
-    parser.add_argument("--python", default=sys.executable, metavar="PATH",
-                        help="interpreter that runs candidates (default: the one running autodd)")
-    parser.add_argument("--match", choices=MATCH_RULES, default="same",
-                        help="same: the original's failure line from the same place (default); "
-                             "substring: the message anywhere in the output")
-    parser.add_argument("--repeat", type=int, default=0, metavar="N",
-                        help="run the original N times to measure how often it fails (default: twice, "
-                             f"and {DEFAULT_RUNS} times when only one of those fails); an intermittent failure is "
-                             "reduced to one that fails about as often, and the result is re-run N times")
+    # How to run and how to judge: defaults and help are the engine's (engine/options.py).
+    parser.add_argument("--backend", choices=BACKENDS, default=option_default("backend"), help=option_help("backend"))
+    parser.add_argument("--timeout", type=float, default=option_default("timeout"), metavar="SEC",
+                        help=option_help("timeout"))
+    parser.add_argument("-j", "--jobs", type=int, default=option_default("jobs"), metavar="N", help=option_help("jobs"))
+    parser.add_argument("--gpus", default=option_default("gpus"), metavar="IDS", help=option_help("gpus"))
+    parser.add_argument("--ray-address", default=option_default("ray_address"), metavar="ADDRESS",
+                        help=option_help("ray_address"))
+    parser.add_argument("--keep-imports", action="store_true", help=option_help("inline_modules"))
+    parser.add_argument("--python", default=option_default("python"), metavar="PATH", help=option_help("python"))
+    parser.add_argument("--match", choices=MATCH_RULES, default=option_default("match"), help=option_help("match"))
+    parser.add_argument("--repeat", type=int, default=option_default("repeat"), metavar="N",
+                        help=option_help("repeat"))
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a bug report (the reproducer, how to run it, its failure line next "
                              "to the original's, Python, package and GPU versions, the reduction's numbers); "
@@ -209,7 +197,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
-        options = ReduceOptions(err_msg="-", timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
+        options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
         options.validate()
         result = probe(args.source, options)
         if args.test:  # a test that passes, is not found or does not collect has no failure to offer

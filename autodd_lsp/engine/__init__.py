@@ -7,6 +7,8 @@
 
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
+    # how to run it: ReduceOptions(..., backend="subproc", timeout=10, jobs=4, gpus="auto");
+    # those are RunOptions (engine/options.py), which is all that probe() takes
 
     # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
     path, test = split_source(source)          # UsageError for a bad node id
@@ -35,7 +37,7 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, ReduceOptions
+from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, OptionError, ReduceOptions, RunOptions
 from autodd_lsp.engine.pytest_target import split_source
 from autodd_lsp.engine.reduction import Reduction
 
@@ -50,10 +52,12 @@ __all__ = [
     "Finished",
     "Notice",
     "NotReproducible",
+    "OptionError",
     "PassStarted",
     "Progress",
     "ReduceOptions",
     "Reduction",
+    "RunOptions",
     "Size",
     "Started",
     "Stats",

@@ -1,14 +1,30 @@
-"""Options shared by every front end; defaults are the CLI's."""
+"""The engine's options model: the one home of every run setting's default, rule and help.
+
+Two layers, because two things are asked of the engine:
+
+* `RunOptions`: how to run the program (backend, timeout, jobs, interpreter, folder, GPUs, a
+  cluster, a pytest test). One probing run (`engine/probe.py`, when a person asks what the
+  program prints) needs only this.
+* `ReduceOptions(RunOptions)`: a reduction, which also needs the failure to keep and how to
+  judge it (match rule, repeats, inlining).
+
+Each field's metadata (`option(...)`) names its command-line flag and carries its help, so
+argparse's defaults and help are derived from here (`cli/main.py`), and the server's settings
+take their defaults and checks from the same fields (`server/request.py`). `validate()` raises
+`OptionError`, a `UsageError` that says which field is wrong, so each front end names it in its
+own words: the CLI by its flag (`--timeout`), the server by its setting (`timeout`).
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
 
 from autodd_lsp.engine.errors import UsageError
-from autodd_lsp.engine.flaky import MAX_REPEAT
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.flaky import DEFAULT_RUNS, MAX_REPEAT
 from autodd_lsp.engine.pytest_target import check_test_id
 from autodd_lsp.execution.gpus import parse_gpus
 
@@ -19,38 +35,71 @@ BACKENDS = ("runner", "subproc", "ray")
 MATCH_RULES = ("same", "substring")
 
 
+def option(default: Any = MISSING, *, flag: str = "", help: str = "", default_factory: Any = MISSING) -> Any:
+    """A field with its command-line flag and help (read by the CLI's parser)."""
+    metadata = {"flag": flag, "help": help}
+    if default_factory is not MISSING:
+        return field(default_factory=default_factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+class OptionError(UsageError):
+    """A bad option value. `str()` names it by its command-line flag; `named(name)` by another name."""
+
+    def __init__(self, option_field: str, template: str, **values: Any) -> None:
+        self.field = option_field
+        self.template = template
+        self.values = values
+        super().__init__(self.named(flag_of(option_field)))
+
+    def named(self, name: str) -> str:
+        return self.template.format(name=name, **self.values)
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a ReduceOptions field (`timeout` -> `--timeout`)."""
+    for f in fields(ReduceOptions):
+        if f.name == name:
+            return f.metadata.get("flag") or name
+    return name
+
+
 @dataclass(frozen=True)
-class ReduceOptions:
-    # The failure to keep: `failure` (any kind, see failure_spec.py) or, the older way,
-    # `err_msg` (the message kind). Exactly one of the two; `spec` is the one given.
-    err_msg: str = ""
-    backend: str = "runner"
-    timeout: float = 60.0  # seconds, the most any one candidate may run
+class RunOptions:
+    """How to run the program: everything one run of it needs, and nothing about a failure."""
+
+    backend: str = option("runner", flag="--backend",
+                          help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate; "
+                               "ray: on a Ray cluster's workers (pip install 'autodd-lsp[ray]')")
+    timeout: float = option(60.0, flag="--timeout",
+                            help="the most one candidate may run, in seconds (default 60)")
     # Candidates run at once; None: one per GPU given (`gpus`), with `ray` one per slot of
     # the cluster (resolved when the run connects), else 1.
-    jobs: int | None = None
-    python: str = field(default_factory=lambda: sys.executable)  # interpreter that runs candidates
+    jobs: int | None = option(None, flag="-j/--jobs",
+                              help="candidates run in parallel (default 1; with --gpus one per GPU, with --backend "
+                                   "ray one per GPU of the cluster, else per CPU); the result is the same for any N")
+    python: str = option(default_factory=lambda: sys.executable, flag="--python",
+                         help="interpreter that runs candidates (default: the one running autodd)")
     cwd: str | None = None  # working directory of candidates; None: the caller's
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
-    match: str = "same"  # one of MATCH_RULES
-    inline_modules: bool = True  # write the program's own modules into the reproducer (autodd_lsp.inlining)
-    # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
-    # (two runs; flaky.DEFAULT_RUNS when they disagree).
-    repeat: int = 0
-    failure: FailureSpec | None = None
-    # A pytest test in the source file to reduce instead of running the file as a script: its node
-    # id inside the file ("test_x", "test_x[64-float16]", "TestK::test_x"); see engine/pytest_target.py.
+    # A pytest test in the source file to run instead of the file as a script: its node id inside
+    # the file ("test_x", "test_x[64-float16]", "TestK::test_x"); see engine/pytest_target.py.
     test: str = ""
     # GPUs the local backends pin, one per running program (execution/gpus.py): "" none,
     # "auto" (those CUDA_VISIBLE_DEVICES or the driver shows), or ids "0,1,3".
-    gpus: str = ""
+    gpus: str = option("", flag="--gpus",
+                       help="GPUs to pin, e.g. 0,1,2,3 or auto (those CUDA_VISIBLE_DEVICES or the driver shows): "
+                            "each run of the program sees exactly one of them, never one another run is using")
     # The Ray cluster of `backend="ray"` (execution/ray_backend.py); "": RAY_ADDRESS, else a local one.
-    ray_address: str = ""
+    ray_address: str = option("", flag="--ray-address",
+                              help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray "
+                                   "started for the run)")
     gpu_ids: tuple[str, ...] = field(init=False, default=(), compare=False, repr=False)
     _gpu_problem: str = field(init=False, default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        ids, problem = (), ""
+        ids: tuple[str, ...] = ()
+        problem = ""
         if self.gpus:
             try:
                 ids = tuple(parse_gpus(self.gpus))
@@ -61,47 +110,95 @@ class ReduceOptions:
         if self.jobs is None and self.backend != "ray":
             object.__setattr__(self, "jobs", len(ids) or 1)
 
-    @property
-    def spec(self) -> FailureSpec:
-        """The failure to keep."""
-        return self.failure if self.failure is not None else FailureSpec.message(self.err_msg)
+    def run_options(self) -> RunOptions:
+        """These options' run part alone (what one probing run takes)."""
+        return RunOptions(**{f.name: getattr(self, f.name) for f in fields(RunOptions) if f.init})
 
     def validate(self) -> None:
-        """Raise UsageError (one line, for the user) if an option cannot work."""
-        if self.failure is not None and self.err_msg:
-            raise UsageError("give the failure to keep once: an error message or another kind, not both")
-        self.spec.validate()
+        """Raise OptionError / UsageError (one line, for the person) if a run setting cannot work."""
         if self.backend not in BACKENDS:
-            raise UsageError(f"unknown backend {self.backend!r} (choose from {', '.join(BACKENDS)})")
-        if not self.timeout > 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout}")
-        if self.match not in MATCH_RULES:
-            raise UsageError(f"unknown match rule {self.match!r} (choose from {', '.join(MATCH_RULES)})")
-        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not (
-            self.repeat == 0 or 2 <= self.repeat <= MAX_REPEAT
-        ):
-            raise UsageError(
-                f"--repeat must be 0 (automatic) or a number of runs from 2 to {MAX_REPEAT}, got {self.repeat}"
-            )
+            raise OptionError("backend", "unknown backend {value!r} for {name} (choose from {choices})",
+                              value=self.backend, choices=", ".join(BACKENDS))
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0:
+            raise OptionError("timeout", "{name} must be a positive number of seconds, got {value:g}",
+                              value=self.timeout)
+        if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
+            raise OptionError("jobs", "{name} must be at least 1, got {value}", value=self.jobs)
         if self.test:
             check_test_id(self.test)
             if self.backend == "ray":
                 raise UsageError("a pytest test reduces with the local backends (runner, subproc); "
                                  "--backend ray runs scripts")
-            if self.spec.kind == "exit-code":
-                raise UsageError("--exit-code cannot be kept for a pytest test (pytest exits with 1 for any failed "
-                                 "test): give its message with --err-msg or --err-regex")
-        if self.jobs is not None and self.jobs < 1:
-            raise UsageError(f"-j/--jobs must be at least 1, got {self.jobs}")
         if self._gpu_problem:
-            raise UsageError(self._gpu_problem)
+            raise UsageError(self._gpu_problem)  # it names --gpus and its value
         if self.gpus and self.backend == "ray":
             raise UsageError("--gpus is for the local backends; with --backend ray each candidate gets one "
                              "of the cluster's GPUs by itself")
-        if self.gpu_ids and self.jobs > len(self.gpu_ids):
+        if self.gpu_ids and self.jobs is not None and self.jobs > len(self.gpu_ids):
             raise UsageError(f"-j {self.jobs} needs {self.jobs} GPUs, --gpus gives {len(self.gpu_ids)} "
                              "(each running candidate has a GPU of its own)")
         if self.ray_address and self.backend != "ray":
             raise UsageError("--ray-address is for --backend ray")
         if self.backend == "ray" and importlib.util.find_spec("ray") is None:
             raise UsageError("--backend ray needs Ray: pip install 'autodd-lsp[ray]'")
+
+
+@dataclass(frozen=True)
+class ReduceOptions(RunOptions):
+    """A reduction: how to run the program, and which failure to keep and how to judge it."""
+
+    # The failure to keep: `failure` (any kind, see failure_spec.py) or, the older way,
+    # `err_msg` (the message kind). Exactly one of the two; `spec` is the one given.
+    err_msg: str = ""
+    failure: FailureSpec | None = None
+    match: str = option("same", flag="--match",
+                        help="same: the original's failure line from the same place (default); "
+                             "substring: the message anywhere in the output")
+    # Write the program's own modules into the reproducer (autodd_lsp.inlining).
+    inline_modules: bool = option(True, flag="--keep-imports",
+                                  help="keep the imports of the program's own modules instead of inlining them "
+                                       "(the reduction then stays in SOURCE; the result needs those modules beside it)")
+    # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
+    # (two runs; flaky.DEFAULT_RUNS when they disagree).
+    repeat: int = option(0, flag="--repeat",
+                         help="run the original N times to measure how often it fails (default: twice, "
+                              f"and {DEFAULT_RUNS} times when only one of those fails); an intermittent failure "
+                              "is reduced to one that fails about as often, and the result is re-run N times")
+
+    @property
+    def spec(self) -> FailureSpec:
+        """The failure to keep."""
+        return self.failure if self.failure is not None else FailureSpec.message(self.err_msg)
+
+    def validate(self) -> None:
+        """Raise OptionError / UsageError (one line, for the person) if an option cannot work."""
+        if self.failure is not None and self.err_msg:
+            raise UsageError("give the failure to keep once: an error message or another kind, not both")
+        self.spec.validate()
+        super().validate()
+        if self.match not in MATCH_RULES:
+            raise OptionError("match", "unknown match rule {value!r} for {name} (choose from {choices})",
+                              value=self.match, choices=", ".join(MATCH_RULES))
+        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not (
+            self.repeat == 0 or 2 <= self.repeat <= MAX_REPEAT
+        ):
+            raise OptionError("repeat", "{name} must be 0 (automatic) or a number of runs from 2 to {most}, got {value}",
+                              value=self.repeat, most=MAX_REPEAT)
+        if self.test and self.spec.kind == "exit-code":
+            raise UsageError("--exit-code cannot be kept for a pytest test (pytest exits with 1 for any failed "
+                             "test): give its message with --err-msg or --err-regex")
+
+
+def option_default(name: str) -> Any:
+    """The default of a ReduceOptions field, as the CLI's parser shows it."""
+    for f in fields(ReduceOptions):
+        if f.name == name:
+            return f.default_factory() if f.default_factory is not MISSING else f.default
+    raise KeyError(name)
+
+
+def option_help(name: str) -> str:
+    for f in fields(ReduceOptions):
+        if f.name == name:
+            return f.metadata.get("help", "")
+    raise KeyError(name)

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import replace
 
 from autodd_lsp.engine.errors import UsageError
-from autodd_lsp.engine.options import BACKENDS, ReduceOptions
+from autodd_lsp.engine.options import BACKENDS, RunOptions
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.files import source_bytes
@@ -19,7 +18,7 @@ from autodd_lsp.files import source_bytes
 
 def probe(
     source_path: str,
-    options: ReduceOptions,
+    options: RunOptions,
     *,
     text: str | None = None,
     backend: str = "subproc",
@@ -38,7 +37,8 @@ def probe(
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    replace(options, err_msg="-", failure=None).validate()
+    options = options.run_options()  # a ReduceOptions is one too: only how to run matters here
+    options.validate()
     source_path = os.path.abspath(source_path)
     if not os.path.isfile(source_path):
         raise UsageError(f"no such file: {source_path}")

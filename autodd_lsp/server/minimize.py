@@ -1,7 +1,7 @@
 """One minimization run of one document, in the background: `MinimizeRun`.
 
 A run is one unit that depends only on what it is given: the server (to talk
-LSP), the parsed request, the source, the validated `RunOptions`, and
+LSP), the parsed request, the source, the validated `MinimizeSettings`, and
 `in_thread` (where blocking work goes). `autodd.minimize` has already been
 answered `{status: "started", runId}` when `execute()` begins; from then on the
 run speaks only through notifications: work-done progress and `autodd/progress`,
@@ -53,7 +53,7 @@ from autodd_lsp.server.progress import (
     size_dict,
     structured_progress,
 )
-from autodd_lsp.server.request import MinimizeRequest, RunError, RunOptions
+from autodd_lsp.server.request import MinimizeRequest, RunError, MinimizeSettings
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ InThread = Callable[[Callable[[], object]], Awaitable[object]]
 class MinimizeRun:
     """One minimization of one document."""
 
-    def __init__(self, server, request: MinimizeRequest, source: SourceFile, options: RunOptions,
+    def __init__(self, server, request: MinimizeRequest, source: SourceFile, options: MinimizeSettings,
                  in_thread: InThread) -> None:
         self.server = server
         self.request = request

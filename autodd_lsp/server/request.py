@@ -16,7 +16,7 @@ import types as pytypes
 import typing
 from dataclasses import dataclass, field, replace
 
-from autodd_lsp.engine import ReduceOptions, UsageError
+from autodd_lsp.engine import OptionError, ReduceOptions, RunOptions, UsageError
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.freeze import parse_freeze
 
@@ -64,7 +64,7 @@ class Layer:
 
 
 @dataclass(frozen=True)
-class RunOptions:
+class MinimizeSettings:
     """Everything a run needs to know about how to run."""
 
     reduce: ReduceOptions  # with the failure to keep when it was given, else a placeholder
@@ -78,9 +78,9 @@ class RunOptions:
     def with_failure(self, failure: FailureSpec) -> ReduceOptions:
         return replace(self.reduce, err_msg="", failure=failure)
 
-    def probe_options(self) -> ReduceOptions:
-        """The options of one plain run of the program (autodd_lsp.engine.signature.probe)."""
-        return replace(self.reduce, err_msg="-", failure=None)
+    def probe_options(self) -> RunOptions:
+        """The options of one plain run of the program (autodd_lsp.engine.probe)."""
+        return self.reduce.run_options()
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class MinimizeRequest:
             raise RunError("progressToken must be a string or a number")
         return cls(uri, failure_from_arguments(argument), parse_layer(argument), token)
 
-    def options(self, configuration: dict | None, cwd: str | None) -> RunOptions:
+    def options(self, configuration: dict | None, cwd: str | None) -> MinimizeSettings:
         """ReduceOptions defaults < the client's configuration < the arguments, validated by the engine."""
         # A setting that an argument overrides is not read (nor judged).
         overridden = {key for key, option in ENGINE_OPTIONS.items() if option.field in self.arguments.engine}
@@ -119,11 +119,18 @@ class MinimizeRequest:
         try:
             reduce = ReduceOptions(**engine, failure=failure, cwd=cwd)
             reduce.validate()
+        except OptionError as error:  # named by its setting, as the person set it
+            raise RunError(error.named(setting_of(error.field))) from None
         except UsageError as error:
             raise RunError(str(error)) from None
         if not interpreter_exists(reduce.python):
             raise RunError(f"interpreter not found: {reduce.python}")
-        return RunOptions(reduce, output, failure_given=self.failure is not None)
+        return MinimizeSettings(reduce, output, failure_given=self.failure is not None)
+
+
+def setting_of(option_field: str) -> str:
+    """The client key that sets a ReduceOptions field (`python` -> `interpreter`)."""
+    return next((key for key, option in ENGINE_OPTIONS.items() if option.field == option_field), option_field)
 
 
 def as_argument(args: tuple) -> dict:

@@ -41,7 +41,7 @@ from autodd_lsp.server.request import (
     SECTION,
     MinimizeRequest,
     RunError,
-    RunOptions,
+    MinimizeSettings,
     annotation_problem,
     as_argument,
     failure_arguments,
@@ -250,7 +250,7 @@ class Minimizer:
         first = values[0] if values else None
         return first if isinstance(first, dict) else {}
 
-    async def run_probe(self, source: SourceFile, options: RunOptions, cancel: threading.Event):
+    async def run_probe(self, source: SourceFile, options: MinimizeSettings, cancel: threading.Event):
         probe_options = options.probe_options()
         text = None if source.saved else source.text
         self.probes.add(cancel)

@@ -54,6 +54,17 @@ def test_a_bad_argument_is_named(arguments, words):
     assert words in str(raised.value) and "\n" not in str(raised.value)
 
 
+def test_an_engine_verdict_names_the_setting_not_the_command_line_flag():
+    with pytest.raises(RunError) as raised:
+        options({"errMsg": "x", "timeout": -1})
+    assert str(raised.value) == "timeout must be a positive number of seconds, got -1"
+    from autodd_lsp.engine import ReduceOptions, UsageError
+
+    with pytest.raises(UsageError) as cli:  # the same rule, as the command line words it
+        ReduceOptions(err_msg="x", timeout=-1).validate()
+    assert str(cli.value) == "--timeout must be a positive number of seconds, got -1"
+
+
 def test_a_bad_setting_says_it_is_a_setting():
     with pytest.raises(RunError, match="^setting timeout must be a number"):
         options({"errMsg": "x"}, {"timeout": "soon"})

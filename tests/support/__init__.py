@@ -31,7 +31,7 @@ def run_standalone(path: Path, cwd: Path | None = None, timeout: float = 60) -> 
     return done.stdout + done.stderr
 
 
-def _process_table() -> dict[int, tuple[int, str]]:
+def process_table() -> dict[int, tuple[int, str]]:
     """pid -> (parent pid, command line) of every live (non-zombie) process."""
     table = {}
     for entry in os.listdir("/proc"):
@@ -49,7 +49,7 @@ def _process_table() -> dict[int, tuple[int, str]]:
 
 def leftover_processes(private_tmp: str) -> list[str]:
     """Our descendants, and any process still running a file from our private temp folder."""
-    table = _process_table()
+    table = process_table()
     me = os.getpid()
     found = []
     for pid, (parent, cmdline) in table.items():
@@ -71,3 +71,29 @@ def write_python_without_runner(folder: Path) -> Path:
     )
     path.chmod(0o755)
     return path
+
+
+def autodd(*args, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """The CLI, as a person runs it: `python -m autodd_lsp ARGS`, stdin closed."""
+    return subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL, check=False,
+    )
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, code: int, fragment: str) -> None:
+    """The CLI exited with `code` and said what was wrong in one `autodd: error:` line, no traceback."""
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
+    assert len(errors) == 1 and fragment in errors[0], done.stderr
+
+
+def run_pytest(test_file: Path, cwd: Path) -> subprocess.CompletedProcess:
+    """An emitted test, run the way a maintainer would: `python -m pytest FILE` in a folder of its own
+    (its tmp_path goes beside that folder)."""
+    basetemp = cwd.parent / f"pytest-{test_file.stem}"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", str(test_file)],
+        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
+    )
