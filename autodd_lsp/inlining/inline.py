@@ -321,22 +321,8 @@ def _imported_only(tree: ast.Module, me: _Module, state: _State) -> set[str]:
                     imported.add(alias.asname or alias.name)
     if not imported:
         return imported
-    bound_elsewhere: set[str] = set()
     own = {id(alias) for s in tree.body if isinstance(s, ast.ImportFrom) for alias in s.names}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.alias) and id(node) in own:
-            continue
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound_elsewhere.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound_elsewhere.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound_elsewhere.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound_elsewhere.add(_bound_name(node))
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound_elsewhere.update(node.names)
-    return imported - bound_elsewhere
+    return imported - _names_in(tree, reads=False, skip=own)
 
 
 def _qualified(statement: ast.ImportFrom, alias: ast.alias) -> str:
@@ -368,16 +354,24 @@ def _is_docstring(statement: ast.stmt) -> bool:
 
 def _names_used(tree: ast.AST) -> set[str]:
     """Every name a module reads or binds (attribute names are not names)."""
+    return _names_in(tree)
+
+
+def _names_in(tree: ast.AST, reads: bool = True, skip: frozenset[int] | set[int] = frozenset()) -> set[str]:
+    """The names `tree` binds, and with `reads` those it reads too; nodes whose id is in `skip` aside."""
     names: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Name):
-            names.add(node.id)
+            if reads or not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
         elif isinstance(node, ast.arg):
             names.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
+            names.add(_bound_name(node))
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
     return names
