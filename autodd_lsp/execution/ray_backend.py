@@ -45,6 +45,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
 from autodd_lsp.execution.base import Backend, CancelEvent, RunResult
 from autodd_lsp.execution.capture import cancelled_result
+from autodd_lsp.files import sweep_stale_tempdirs
 
 TICK = 0.05  # how often a waiting run looks at its cancel flag
 CLOSE_GRACE = 1.0  # how long close() lets workers stop their candidates and remove their files
@@ -141,6 +142,7 @@ class _Worker:
         self.cancels: dict[int, CancelEvent] = {}
         self.cancelled: set[int] = set()
         self.lock = threading.Lock()
+        sweep_stale_tempdirs()  # what workers killed on this node before left in its temporary folder
         self.backend = ForkServerBackend(
             python, cwd, jobs=1, extra_sys_path=[self._map(folder)], preload=preload,
             output_limit=output_limit, extra_env=extra_env,
@@ -368,4 +370,7 @@ class RayBackend(Backend):
             ray.wait(stopping, num_returns=len(stopping), timeout=CLOSE_GRACE)
         for actor in actors:
             self._kill(actor)
+        # A worker killed with its node left its fork server's scratch folder behind; on a cluster
+        # on this machine that folder is in our temporary folder: remove what dead processes left.
+        sweep_stale_tempdirs()
 
