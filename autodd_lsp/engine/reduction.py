@@ -17,7 +17,7 @@ import ast
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Callable
 
@@ -26,6 +26,7 @@ from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
+from autodd_lsp.engine.loop import Kept, Learned, OfferVerdict, Offers, describe_outcome, offered_shadow, syntax_problem
 from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
@@ -111,6 +112,10 @@ class Reduction:
         self._original_rate: FailureRate | None = None
         self._final_rate: FailureRate | None = None
         self._rate_runs = 1
+        # The user in the loop (engine/loop.py): offered texts, and what rejected removals did.
+        self._learned = Learned(self._original_statements)
+        self._rules_ready = threading.Event()
+        self._offers = Offers(self._judge_offer, self._rules_ready)
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -140,6 +145,7 @@ class Reduction:
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original(pool)
+                self._rules_ready.set()
                 if not self.cancelled and self._values_help():
                     recorder = threading.Thread(target=self._record_values, args=(slots,), name="autodd-values", daemon=True)
                     recorder.start()
@@ -156,6 +162,7 @@ class Reduction:
             self._emit(Failed(reason))
             raise UsageError(reason) from None
         finally:
+            self._offers.close()
             backend.close()
             if recorder is not None:
                 self._record_cancel.set()  # not needed any more, if still running
@@ -185,6 +192,29 @@ class Reduction:
     @property
     def cancelled(self) -> bool:
         return self._stopped.is_set()
+
+    def offer(self, text: str) -> Future:
+        """A person's text, judged at once and adopted if it fails the same way (engine/loop.py)."""
+        return self._offers.submit(text)
+
+    def why_kept(self, line: int) -> Kept | None:
+        """After run(): what the run saw without line `line` (1-based) of the result; never runs anything."""
+        return self._learned.why_kept(self._shadow, line)
+
+    def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
+        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/loop.py)."""
+        if self._tester is None or self._tester.rules is None:
+            raise UsageError("the run did not get as far as judging candidates")
+        problem = syntax_problem(text)
+        if problem:
+            return OfferVerdict(False, problem)
+        slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        try:
+            with self._fresh_backend() as fresh:
+                tester = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
+                return self._judged(tester, text, offered_shadow(self.best_text, self._shadow, text), cancel)
+        finally:
+            slots.remove()
 
     # -- steps -----------------------------------------------------------------
     def _check_original(self, pool: ThreadPoolExecutor | None = None) -> None:
@@ -333,6 +363,7 @@ class Reduction:
         self._best_size = size_of(text, tree)
         self._shadow = identity_shadow(text)
         self._original_statements = OriginalStatements(text, Source(text, tree).statement_spans)
+        self._learned = Learned(self._original_statements)
 
     def _run_original(self, learn_imports: bool = False) -> RunResult:
         tester = self._tester
@@ -412,9 +443,9 @@ class Reduction:
             return same.without_place()
         return same
 
-    def _frozen_check(self) -> FrozenCheck | None:
-        """Which frozen regions the original runs: a probed copy of it, run once."""
-        source = Source(self.original_text, self._tree)
+    def _frozen_check(self, text: str | None = None) -> FrozenCheck | None:
+        """Which frozen regions the original (or `text`) runs: a probed copy of it, run once."""
+        source = Source(self.original_text, self._tree) if text is None else Source(text)
         ids, probed = FrozenCheck.probe_original(source, frozen_spans(source))
         if probed is None:
             return None
@@ -474,19 +505,79 @@ class Reduction:
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()
         groups = sorted({p.group for p in passes} - {Group.TIDY})
-        changed = True
-        while changed and not self.cancelled:
-            changed = False
-            for group in groups:
-                members = [p for p in passes if p.group == group]
-                changed |= self._run_group(members, pool)
-        for tidy in (p for p in passes if p.group == Group.TIDY):
-            self._run_pass(tidy, pool)
+        adopted = True
+        while adopted and not self.cancelled:
+            changed = True
+            while changed and not self.cancelled:
+                changed = False
+                for group in groups:
+                    members = [p for p in passes if p.group == group]
+                    changed |= self._run_group(members, pool)
+                    if self._adopt_offer():
+                        changed = True
+                        break  # the cycle starts again from the person's text
+            for tidy in (p for p in passes if p.group == Group.TIDY):
+                self._run_pass(tidy, pool)
+            adopted = self._adopt_offer()
+        self._offers.close()
+
+    def _interrupted(self) -> bool:
+        """Stop the search under way: cancelled, or a person's text waits to be adopted."""
+        return self._stopped.is_set() or self._offers.waiting
+
+    def _judge_offer(self, text: str) -> OfferVerdict:
+        """An offered text, judged by the run's rules (in the offers' thread)."""
+        problem = syntax_problem(text)
+        if problem:
+            return OfferVerdict(False, problem)
+        return self._judged(self._tester, text, offered_shadow(self.best_text, self._shadow, text))
+
+    def _judged(self, tester: CandidateTester, text: str, shadow: str | None,
+                cancel: CancelEvent | None = None) -> OfferVerdict:
+        """Run `text` (until the rate test decides, for an intermittent failure) and judge it by
+        the run's rules; frozen code aside (a person's text sets its own, see engine/loop.py)."""
+        rules = tester.rules
+        statements_of = self._statements_of(lambda: shadow)
+        failure_line = self._original_observation.line.strip() if self._original_observation else ""
+        failures = runs = 0
+        while True:
+            result = tester.run(text, rules.timeout, cancel or CancelEvent())
+            if result.cancelled:
+                return OfferVerdict(False, "the run was stopped")
+            runs += 1
+            if rules.judge.is_interesting(result, text, statements_of):
+                failures += 1
+            elif rules.rate_test is None or (result.timed_out and rules.timeout_rejects):
+                return OfferVerdict(False, describe_outcome(result, failure_line))
+            decision = True if rules.rate_test is None else rules.rate_test.decide(failures, runs)
+            if decision is not None:
+                return OfferVerdict(True, failure_line) if decision else OfferVerdict(False, describe_outcome(result, failure_line))
+
+    def _adopt_offer(self) -> bool:
+        """Go on from a person's text that fails the same way, with its frozen regions as the rule."""
+        if self.cancelled:
+            return False  # a waiting offer is refused by close()
+        taken = self._offers.take()
+        if taken is None:
+            return False
+        text, adopted = taken
+        frozen = frozen_fingerprint(text)
+        self._tester.judge_by(replace(
+            self._tester.rules,
+            well_formed=(lambda candidate: frozen_fingerprint(candidate) == frozen) if frozen else (lambda candidate: True),
+            frozen=self._frozen_check(text) if frozen and self.options.match == "same" else None,
+        ))
+        self._needed.clear()  # what follows depends on the adopted text alone
+        self._needed_share.clear()
+        self._accept(text, offered_shadow(self.best_text, self._shadow, text))
+        adopted()
+        self._emit(Notice("your edit keeps the failure: the reduction goes on from it"))
+        return True
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
         changed = False
         for reduction_pass in members:
-            if self.cancelled:
+            if self._interrupted():
                 break
             changed |= self._run_pass(reduction_pass, pool)
         return changed
@@ -500,7 +591,7 @@ class Reduction:
         self._emit(PassStarted(reduction_pass.name, self._stats()))
         changed = False
         level = 0
-        while not self.cancelled:
+        while not self._interrupted():
             ctx = self._context(reduction_pass.uses_values)
             source = ctx.source
             edits = reduction_pass.edits(ctx, level)
@@ -544,6 +635,9 @@ class Reduction:
 
         interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
         shadow_base = self._shadow
+        # What rejected removals of statements did (engine/loop.py); their shadows are made for that, not kept.
+        failure_line = self._original_observation.line.strip() if self._original_observation else ""
+        record = self._learned.recorder(shadow_base, failure_line) if reduction_pass.group == Group.STATEMENTS else None
 
         def candidate(indices: list[int]) -> str:
             return render(base, selector.patches(indices))
@@ -561,7 +655,9 @@ class Reduction:
 
         def test(indices: list[int], cancel: threading.Event) -> bool:
             text = candidate(indices)
-            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)))
+            learn = None if record is None else (
+                lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
+            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -576,10 +672,10 @@ class Reduction:
             shadows.clear()
 
         search(
-            strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
+            strategy, test, pool, self.options.jobs, on_accept, self._interrupted, self._tick,
             new_event=self._tester.new_cancel_event,
         )
-        if not self.cancelled:
+        if not self._interrupted():
             needed = strategy.open_or_needed()
             self._needed_share[reduction_pass.name] = len(needed) / len(edits)
             if reduction_pass.remembers_needed:
@@ -631,15 +727,7 @@ class Reduction:
         """
         if self.cancelled:
             return False
-        fresh = create_backend(
-            "subproc",
-            python=self.options.python,
-            cwd=self.options.cwd or os.getcwd(),
-            extra_sys_path=[os.path.dirname(self.path)],
-            output_limit=self.options.output_limit,
-            extra_env=KIND_ENV.get(self._spec.kind),
-        )
-        with fresh:
+        with self._fresh_backend() as fresh:
             checker = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
             self._verifier = checker
 
@@ -683,6 +771,17 @@ class Reduction:
             self._accept(self._history[good], None)
             self._final_rate = measure(len(self._history) - 1, first_failure_only=False)
             return self._final_rate.failures > 0
+
+    def _fresh_backend(self):
+        """A backend that runs each text in a fresh interpreter, exactly as a user will."""
+        return create_backend(
+            "subproc",
+            python=self.options.python,
+            cwd=self.options.cwd or os.getcwd(),
+            extra_sys_path=[os.path.dirname(self.path)],
+            output_limit=self.options.output_limit,
+            extra_env=KIND_ENV.get(self._spec.kind),
+        )
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:
