@@ -97,7 +97,7 @@ def test_an_offered_text_that_fails_the_same_way_is_adopted_frozen_code_included
     assert [(v.interesting, v.adopted) for v in verdicts] == [(True, True)]
     # The person removed the frozen sleep on purpose: the result goes on from their text.
     assert "sleep" not in summary.text and "slow-loop-sentinel" in summary.text
-    assert any(isinstance(e, Notice) and "your edit keeps the failure" in e.message for e in events)
+    assert any(isinstance(e, Notice) and "the text you gave fails the same way" in e.message for e in events)
     out = path.parent / "min.py"
     out.write_text(summary.text)
     assert "RuntimeError: slow-loop-sentinel" in run_standalone(out)

@@ -571,7 +571,7 @@ class Reduction:
         self._needed_share.clear()
         self._accept(text, offered_shadow(self.best_text, self._shadow, text))
         adopted()
-        self._emit(Notice("your edit keeps the failure: the reduction goes on from it"))
+        self._emit(Notice("the text you gave fails the same way: the reduction goes on from it"))
         return True
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
