@@ -12,4 +12,7 @@ fi
 python -m pytest "$@"
 if [ "${AUTODD_SKIP_VSCODE:-0}" != 1 ]; then
     AUTODD_TEST_PYTHON="$PWD/.venv/bin/python" bash vscode-extension/scripts/test-e2e.sh
+    # the one-step install: the .vsix with an interpreter that has nothing but Python
+    AUTODD_TEST_PYTHON=bare AUTODD_E2E_PHASES=ui AUTODD_E2E_RESULTS="$PWD/vscode-extension/.e2e/results-bare" \
+        bash vscode-extension/scripts/test-e2e.sh
 fi

@@ -10,7 +10,12 @@
 # exits non-zero on any failure. Cleans up every process it started, even on failure.
 #
 # Environment:
-#   AUTODD_TEST_PYTHON     interpreter for `-m autodd_lsp.server` (default python3)
+#   AUTODD_TEST_PYTHON     the interpreter the extension is set to (autodd.interpreter), which
+#                          runs the bundled server and the candidates (default python3);
+#                          "bare": a fresh `python3 -m venv --without-pip` with no packages at all
+#   AUTODD_E2E_VSIX_FROM   "worktree" (default): package this working tree; "clean": clone the
+#                          commit checked out here into the scratch folder, `npm ci` and
+#                          `npm run package` there, and test that build (host phase included)
 #   AUTODD_E2E_RESULTS     results folder (default vscode-extension/.e2e/results)
 #   AUTODD_E2E_PHASES      comma-separated, from host,ui,gemm. Default: host,ui, plus gemm
 #                          (minimize examples/autodd/gemm_bug.py through the UI, ~3 min)
@@ -24,6 +29,7 @@ EXT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 E2E_DIR="$EXT_DIR/.e2e"
 RESULTS="${AUTODD_E2E_RESULTS:-$E2E_DIR/results}"
 PY="${AUTODD_TEST_PYTHON:-python3}"
+VSIX_FROM="${AUTODD_E2E_VSIX_FROM:-worktree}"
 PHASES="${AUTODD_E2E_PHASES:-}"
 CS_VERSION=4.100.3
 CS_DIR="$E2E_DIR/code-server"
@@ -234,17 +240,40 @@ write_user_settings() {
     }, null, 2));' "$SCRATCH/user-data/User/settings.json" "$PY"
 }
 
-say "results in $RESULTS; scratch in $SCRATCH; python: $PY"
+# A clean checkout of the commit checked out here, built as a user would build it.
+package_clean_checkout() ( # a subshell: the cd stays inside
+  local repo commit
+  repo="$(git -C "$EXT_DIR" rev-parse --show-toplevel)" && commit="$(git -C "$EXT_DIR" rev-parse HEAD)" || return 1
+  git clone --quiet --no-checkout "$repo" "$SCRATCH/clean" && git -C "$SCRATCH/clean" checkout --quiet "$commit" || return 1
+  echo "clean checkout of $commit in $SCRATCH/clean"
+  cd "$SCRATCH/clean/vscode-extension" && npm ci --prefer-offline --no-audit --no-fund && npm run package &&
+    test -f dist/autodd-vscode.vsix
+)
+
+if [ "$PY" = bare ]; then
+  PY="$SCRATCH/bare-venv/bin/python"
+  python3 -m venv --without-pip "$SCRATCH/bare-venv" || { echo "python3 -m venv failed"; exit 1; }
+fi
+say "results in $RESULTS; scratch in $SCRATCH; python: $PY; .vsix from: $VSIX_FROM"
 
 step "setup: Debian packages (chromium, ripgrep, libkrb5-dev, pkg-config)" install_system_packages || finish
 step "setup: seed @vscode/ripgrep's cache with Debian's rg" seed_ripgrep_cache || finish
 step "setup: npm ci" npm_ci || finish
 step "setup: code-server $CS_VERSION under .e2e/" install_code_server || finish
 unit_tests
-step "build: npm run package (.vsix)" bash -c "cd '$EXT_DIR' && npm run package && test -f dist/autodd-vscode.vsix" || finish
-VSIX="$EXT_DIR/dist/autodd-vscode.vsix"
+if [ "$VSIX_FROM" = clean ]; then
+  step "build: a clean checkout, npm ci && npm run package (.vsix)" package_clean_checkout || finish
+  EXT_UNDER_TEST="$SCRATCH/clean/vscode-extension"
+else
+  step "build: npm run package (.vsix)" bash -c "cd '$EXT_DIR' && npm run package && test -f dist/autodd-vscode.vsix" || finish
+  EXT_UNDER_TEST="$EXT_DIR"
+fi
+VSIX="$EXT_UNDER_TEST/dist/autodd-vscode.vsix"
+step "build: the .vsix names its platform and bundles the server" bash -c \
+  "unzip -p '$VSIX' extension.vsixmanifest | grep -o 'TargetPlatform=\"[a-z0-9-]*\"' && unzip -l '$VSIX' | grep -E 'bundled/(tool/autodd_server.py|libs/autodd_lsp/__init__.py|libs/bin/ruff)\$' && ls -l '$VSIX'" || finish
 if [ "${AUTODD_E2E_SKIP_SERVER:-0}" != 1 ]; then
-  step "python: $PY runs autodd_lsp.server" "$PY" -c "import autodd_lsp.server.main" || finish
+  step "python: $PY runs the bundled server (bundled/tool/autodd_server.py --check)" \
+    "$PY" "$EXT_UNDER_TEST/bundled/tool/autodd_server.py" --check || finish
 fi
 
 if [ -z "$PHASES" ]; then
@@ -282,9 +311,9 @@ step "code-server answers /healthz" wait_healthy "$PORT" 60 || finish
 say "driving the workbench (phases: $PHASES)"
 env AUTODD_E2E_RUN_ID="$RUN_ID" E2E_PORT="$PORT" E2E_RESULTS="$RESULTS" E2E_CHECKS="$CHECKS" \
   E2E_PHASES="$PHASES" E2E_HOST_WORKSPACE="$SCRATCH/ws-host" E2E_UI_WORKSPACE="$SCRATCH/ws-ui" \
-  E2E_EXTENSION_DEV_PATH="$EXT_DIR" E2E_HOST_TESTS="$EXT_DIR/test/e2e/host/index.js" \
+  E2E_EXTENSION_DEV_PATH="$EXT_UNDER_TEST" E2E_HOST_TESTS="$EXT_UNDER_TEST/test/e2e/host/index.js" \
   AUTODD_E2E_HOST_RESULTS="$SCRATCH/host-results.json" E2E_CHROMIUM_PROFILE="$SCRATCH/chromium" \
-  setsid timeout --kill-after=10 "${AUTODD_E2E_TIMEOUT:-1500}" node "$EXT_DIR/test/e2e/driver.mjs" \
+  setsid timeout --kill-after=10 "${AUTODD_E2E_TIMEOUT:-1500}" node "$EXT_UNDER_TEST/test/e2e/driver.mjs" \
   >"$RESULTS/logs/driver.log" 2>&1 </dev/null &
 DRIVER_PID=$!
 wait "$DRIVER_PID"

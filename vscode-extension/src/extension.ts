@@ -5,8 +5,9 @@ import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
 import { disposeLogger, logger } from './log';
 import { Minimizer, MinimizeTarget } from './minimize';
-import { ClientCommand, ServerCommand } from './protocol';
+import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './protocol';
 import { onPythonInterpreterChanged } from './python';
+import { recordFor, RunResults } from './results';
 import { AutoddServer, readSettings } from './server';
 
 /** What `activate` returns: used by the end-to-end tests, harmless otherwise. */
@@ -16,6 +17,10 @@ export interface AutoddApi {
   isServerRunning(): boolean;
   frozenRegions(uri: vscode.Uri): readonly vscode.Range[];
   activeRuns(): number;
+  /** Titles of the AutoDD code lenses on a document (a finished run's actions). */
+  codeLensTitles(uri: vscode.Uri): string[];
+  /** The `autodd/progress` and `autodd/notice` of a run (the last 20 runs). */
+  runEvents(runId: string): { progress: ProgressParams[]; notices: NoticeParams[] };
 }
 
 let server: AutoddServer | undefined;
@@ -24,10 +29,13 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
   const log = logger();
   log.info(`AutoDD extension ${context.extension.packageJSON.version} activating`);
   const decorations = new FrozenRegionDecorations();
-  server = new AutoddServer(decorations);
-  const minimizer = new Minimizer(server);
+  let minimizer: Minimizer | undefined;
+  server = new AutoddServer(decorations, context.extensionPath, () => minimizer?.busy ?? false);
+  const results = new RunResults();
+  minimizer = new Minimizer(server, results);
+  const runs = minimizer;
   const srv = server;
-  context.subscriptions.push(decorations, srv, minimizer);
+  context.subscriptions.push(decorations, srv, results, minimizer);
 
   const freezeCommand = (serverCommand: string) => async (): Promise<boolean> => {
     const editor = vscode.window.activeTextEditor;
@@ -61,12 +69,26 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(ClientCommand.minimize, (target?: MinimizeTarget) =>
-      minimizer.minimize(target),
-    ),
+    vscode.commands.registerCommand(ClientCommand.minimize, (target?: MinimizeTarget) => runs.minimize(target)),
     vscode.commands.registerCommand(ClientCommand.cancel, (target?: vscode.Uri) =>
-      minimizer.cancel(target instanceof vscode.Uri ? target : undefined),
+      runs.cancel(target instanceof vscode.Uri ? target : undefined),
     ),
+    vscode.commands.registerCommand(ClientCommand.openDiff, (arg?: unknown) => {
+      const record = recordFor(results, arg);
+      return record && runs.openDiff(record);
+    }),
+    vscode.commands.registerCommand(ClientCommand.copyReport, (arg?: unknown) => {
+      const record = recordFor(results, arg);
+      return record && runs.writeArtifact(record, 'report');
+    }),
+    vscode.commands.registerCommand(ClientCommand.writeTest, (arg?: unknown) => {
+      const record = recordFor(results, arg);
+      return record && runs.writeArtifact(record, 'test');
+    }),
+    vscode.commands.registerCommand(ClientCommand.runAgain, (arg?: unknown) => {
+      const record = recordFor(results, arg);
+      return record && runs.runAgain(record);
+    }),
     vscode.commands.registerCommand(ClientCommand.freeze, freezeCommand(ServerCommand.freeze)),
     vscode.commands.registerCommand(ClientCommand.unfreeze, freezeCommand(ServerCommand.unfreeze)),
     vscode.commands.registerCommand(ClientCommand.showLogs, () => log.show()),
@@ -91,12 +113,29 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
     }
   }).then((d) => d && context.subscriptions.push(d));
 
+  const events = new Map<string, { progress: ProgressParams[]; notices: NoticeParams[] }>();
+  const eventsOf = (runId: string) => {
+    let e = events.get(runId);
+    if (!e) {
+      e = { progress: [], notices: [] };
+      events.set(runId, e);
+      while (events.size > 20) events.delete(events.keys().next().value as string);
+    }
+    return e;
+  };
+  context.subscriptions.push(
+    srv.onProgress((p) => eventsOf(p.runId).progress.push(p)),
+    srv.onNotice((n) => eventsOf(n.runId).notices.push(n)),
+  );
+
   const ready = srv.start();
   return {
     ready,
     isServerRunning: () => srv.running !== undefined,
     frozenRegions: (uri) => decorations.get(uri),
-    activeRuns: () => minimizer.activeRuns,
+    activeRuns: () => runs.activeRuns,
+    codeLensTitles: (uri) => results.titles(uri),
+    runEvents: (runId) => events.get(runId) ?? { progress: [], notices: [] },
   };
 }
 

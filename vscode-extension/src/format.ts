@@ -1,7 +1,7 @@
 // Pure helpers for what the user sees: messages, quick-pick items, progress.
 // No `vscode` import here, so these run under node's test runner.
 
-import type { MinimizeResult, ProgramSize } from './protocol';
+import type { MinimizeResult, NoticeParams, ProgramSize, ProgressParams } from './protocol';
 
 /** 1340 → "1,340" (always en-US grouping, so messages are stable in tests). */
 export function formatCount(n: number): string {
@@ -109,36 +109,31 @@ export function validateErrMsg(text: string): string | undefined {
   return text.trim() ? undefined : 'The message must not be empty';
 }
 
-export interface ProgressInfo {
-  pass: string;
-  fromNodes: number;
-  toNodes: number;
-  candidates: number;
-}
-
 /**
- * Parses the server's progress message "pass · N → M nodes · K candidates"
- * (numbers may carry thousands separators). Returns undefined for other text.
+ * The progress line of a run, from the server's structured `autodd/progress`
+ * (never from its message text): "ddmin · 212 → 40 lines (1,340 → 180 AST nodes,
+ * 87% smaller) · 212 candidates, 35/s".
  */
-export function parseProgressMessage(message: string | undefined): ProgressInfo | undefined {
-  if (!message) return undefined;
-  const m = /^\s*(.*?)\s*·\s*([\d,]+)\s*(?:→|->)\s*([\d,]+)\s*nodes?\s*·\s*([\d,]+)\s*candidates?\s*$/u.exec(
-    message,
+export function describeProgress(p: ProgressParams): string {
+  // The share is left out while the program is not smaller in nodes (inlining a
+  // module first makes it bigger).
+  const removed = p.original.nodes > 0 ? 1 - p.size.nodes / p.original.nodes : 0;
+  const share = removed > 0 ? `, ${Math.round(100 * Math.min(1, removed))}% smaller` : '';
+  const rate = Number.isFinite(p.rate) && p.rate > 0 ? `, ${formatRate(p.rate)}/s` : '';
+  return (
+    `${p.pass} · ${formatCount(p.original.lines)} → ${formatCount(p.size.lines)} lines ` +
+    `(${formatCount(p.original.nodes)} → ${formatCount(p.size.nodes)} AST nodes${share}) · ` +
+    `${formatCount(p.candidates)} candidates${rate}`
   );
-  if (!m) return undefined;
-  const num = (s: string) => Number(s.replace(/,/g, ''));
-  return { pass: m[1], fromNodes: num(m[2]), toNodes: num(m[3]), candidates: num(m[4]) };
 }
 
-/** The share of the program removed so far, 0–100, from a parsed progress message. */
-export function reductionPercent(info: ProgressInfo): number {
-  if (info.fromNodes <= 0) return 0;
-  const pct = 100 * (1 - info.toNodes / info.fromNodes);
-  return Math.max(0, Math.min(100, pct));
+/** Candidates per second: one decimal below 10, whole numbers above. */
+export function formatRate(rate: number): string {
+  return rate < 10 ? rate.toFixed(1) : formatCount(rate);
 }
 
 /**
- * `window.withProgress` wants increments; the server may send absolute percentages.
+ * `window.withProgress` wants increments; the server sends absolute percentages.
  * Returns the increment to report (never negative) and the new running total.
  */
 export function progressIncrement(
@@ -153,38 +148,28 @@ export function progressIncrement(
   return { increment: clamped - reported, total: clamped };
 }
 
-/** The notification line: the server message with the share removed added, e.g. "ddmin · 1,340 → 420 nodes (69% smaller) · 212 candidates". */
-export function describeProgress(message: string | undefined): string | undefined {
-  const info = parseProgressMessage(message);
-  if (!info) return message;
-  const pct = Math.round(reductionPercent(info));
-  return (
-    `${info.pass} · ${formatCount(info.fromNodes)} → ${formatCount(info.toNodes)} nodes ` +
-    `(${pct}% smaller) · ${formatCount(info.candidates)} candidates`
-  );
+/** How an `autodd/notice` is shown: every notice, warnings as warnings. */
+export function noticeMessage(notice: Pick<NoticeParams, 'level' | 'message'>): {
+  severity: 'info' | 'warning';
+  text: string;
+} {
+  const text = notice.message.trim();
+  return {
+    severity: notice.level === 'warning' ? 'warning' : 'info',
+    text: text.startsWith('AutoDD') ? text : `AutoDD: ${text}`,
+  };
 }
 
-/** Where the server writes the result for output "beside": `<dir>/<stem>.min.py`. */
-export function besideOutputPath(sourcePath: string): string {
-  const slash = sourcePath.lastIndexOf('/');
-  const dir = sourcePath.slice(0, slash + 1);
-  const name = sourcePath.slice(slash + 1);
-  const stem = name.endsWith('.py') ? name.slice(0, -3) : name;
-  return `${dir}${stem}.min.py`;
-}
-
-/** LSP MessageType values (window/showMessage). */
-export const MessageType = { Error: 1, Warning: 2, Info: 3, Log: 4, Debug: 5 } as const;
-
-/**
- * Whether a server `window/showMessage` repeats what this extension reports itself.
- * The server announces a run's end (and its failures) for clients without their own
- * UI; while a run or probe started by this extension is in flight, those go to the
- * log only. Freeze/unfreeze refusals are always shown.
- */
-export function isDuplicateRunMessage(type: number, text: string, runInFlight: boolean): boolean {
-  if (!runInFlight) return false;
-  if (/^AutoDD: (un)?freeze\b|^AutoDD: nothing to (un)?freeze\b/.test(text)) return false;
-  if (/^AutoDD: (Done|Stopped early)\b/.test(text)) return true;
-  return type === MessageType.Error || type === MessageType.Warning;
+/** The first code lens over a finished run's reproducer: what the run did. */
+export function resultLensTitle(result: MinimizeResult): string {
+  const sizes =
+    result.original && result.final ? formatReduction(result.original, result.final) : undefined;
+  switch (result.status) {
+    case 'done':
+      return `AutoDD: ${sizes ?? 'done'}`;
+    case 'cancelled':
+      return `AutoDD: cancelled${sizes ? `, best so far ${sizes}` : ''}`;
+    default:
+      return 'AutoDD: the last run failed';
+  }
 }

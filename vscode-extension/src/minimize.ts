@@ -1,18 +1,13 @@
-// "Minimize this failure": pick the failure signature, run `autodd.minimize`
-// with a client-created progress token, show a cancellable notification, then
-// settle the streamed result document and report the size reduction.
+// "Minimize this failure": pick the failure signature, start `autodd.minimize`
+// (it replies at once with a runId), render the run from the server's structured
+// `autodd/progress` in a cancellable notification, and on `autodd/finished`
+// settle the streamed result document, report the size reduction, and keep the
+// run reachable through code lenses on the reproducer (results.ts): Open diff,
+// Copy bug report, Write regression test, Run again.
 
 import * as vscode from 'vscode';
+import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import {
-  ExecuteCommandRequest,
-  LanguageClient,
-  WorkDoneProgress,
-  WorkDoneProgressBegin,
-  WorkDoneProgressEnd,
-  WorkDoneProgressReport,
-} from 'vscode-languageclient/node';
-import {
-  besideOutputPath,
   describeProgress,
   formatResultMessage,
   progressIncrement,
@@ -22,8 +17,17 @@ import {
   validateErrMsg,
 } from './format';
 import { logger } from './log';
-import { MinimizeArgs, MinimizeResult, ServerCommand, SuggestErrMsgResult } from './protocol';
-import { AutoddServer, readSettings } from './server';
+import {
+  ArtifactResult,
+  FinishedParams,
+  MinimizeArgs,
+  MinimizeReply,
+  MinimizeResult,
+  ServerCommand,
+  SuggestErrMsgResult,
+} from './protocol';
+import { RunRecord, RunResults } from './results';
+import { AutoddServer, readRunOptions, readSettings } from './server';
 
 /** Snapshots of the original programs, for "Open diff" (also after an in-place run). */
 export const ORIGINAL_SCHEME = 'autodd-original';
@@ -47,6 +51,8 @@ class OriginalSnapshots implements vscode.TextDocumentContentProvider {
 interface Run {
   source: vscode.Uri;
   lspUri: string;
+  /** Known once the server has replied. */
+  runId?: string;
   outputUri?: vscode.Uri;
   cancelRequested: boolean;
 }
@@ -61,13 +67,29 @@ const EDIT_BUTTON: vscode.QuickInputButton = {
 
 export class Minimizer implements vscode.Disposable {
   private readonly runs = new Map<string, Run>();
+  private probes = 0;
   private readonly snapshots = new OriginalSnapshots();
-  private readonly registration: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** `autodd/finished` by runId (it may come before the code waiting for it). */
+  private readonly finished = new Map<string, FinishedParams>();
+  private readonly finishedWaiters = new Map<string, (params: FinishedParams) => void>();
+  /** Whether an error message of an earlier run may still be on screen. */
+  private errorShown = false;
 
-  constructor(private readonly server: AutoddServer) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(
-      ORIGINAL_SCHEME,
-      this.snapshots,
+  constructor(
+    private readonly server: AutoddServer,
+    private readonly results: RunResults,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, this.snapshots),
+      server.onFinished((params) => {
+        const waiter = this.finishedWaiters.get(params.runId);
+        if (waiter) waiter(params);
+        else {
+          this.finished.set(params.runId, params);
+          while (this.finished.size > 20) this.finished.delete(this.finished.keys().next().value as string);
+        }
+      }),
     );
   }
 
@@ -75,7 +97,12 @@ export class Minimizer implements vscode.Disposable {
     return this.runs.size;
   }
 
-  /** The whole flow; resolves with the server's answer (undefined if the user stopped early). */
+  /** Whether a run or probe of this extension is in flight (its end may still be announced). */
+  get busy(): boolean {
+    return this.runs.size > 0 || this.probes > 0;
+  }
+
+  /** The whole flow; resolves with the run's end (undefined if the user stopped early). */
   async minimize(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
     const { uri, errMsg: givenErrMsg } = resolveTarget(target);
     if (!uri) {
@@ -91,8 +118,7 @@ export class Minimizer implements vscode.Disposable {
       void vscode.window.showErrorMessage(`AutoDD: ${basename(uri)} is not a Python file.`);
       return undefined;
     }
-    const key = uri.toString();
-    if (this.runs.has(key)) {
+    if (this.runs.has(uri.toString())) {
       const choice = await vscode.window.showInformationMessage(
         `AutoDD is already minimizing ${basename(uri)}.`,
         'Cancel it',
@@ -101,40 +127,61 @@ export class Minimizer implements vscode.Disposable {
       return undefined;
     }
     // Candidates and the first run read the program from disk.
-    if (document.isDirty && !(await document.save())) {
-      void vscode.window.showErrorMessage(`AutoDD: could not save ${basename(uri)} before running it.`);
-      return undefined;
-    }
+    if (!(await saveFirst(document))) return undefined;
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
-    const lspUri = client.code2ProtocolConverter.asUri(uri);
+    this.clearPreviousError(uri);
 
     let errMsg = givenErrMsg;
     if (!errMsg) {
-      const suggested = await this.suggest(client, uri, lspUri);
+      const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri));
       if (!suggested) return undefined;
       errMsg = await pickErrMsg(suggested);
       if (!errMsg) return undefined;
     }
+    return this.run(client, document, errMsg);
+  }
 
+  /** "Run again" on a finished run: the same file, failure and current settings. */
+  async runAgain(record: RunRecord): Promise<MinimizeResult | undefined> {
+    const document = await vscode.workspace.openTextDocument(record.source);
+    if (this.runs.has(record.source.toString())) {
+      void vscode.window.showInformationMessage(`AutoDD is already minimizing ${basename(record.source)}.`);
+      return undefined;
+    }
+    if (!(await saveFirst(document))) return undefined;
+    const client = await this.server.ensureRunning();
+    if (!client) return undefined;
+    this.clearPreviousError(record.source);
+    return this.run(client, document, record.errMsg);
+  }
+
+  /** A new run hides the previous run's error: its toast and its code lens. */
+  private clearPreviousError(source: vscode.Uri): void {
+    this.results.forgetFailure(source);
+    if (this.errorShown) {
+      this.errorShown = false;
+      // The API gives no handle on a message; hide the toasts (they stay in the
+      // notification center).
+      void vscode.commands.executeCommand('notifications.hideToasts');
+    }
+  }
+
+  private async run(client: LanguageClient, document: vscode.TextDocument, errMsg: string): Promise<MinimizeResult> {
+    const uri = document.uri;
+    const key = uri.toString();
     const settings = await readSettings(uri);
-    const run: Run = {
-      source: uri,
-      lspUri,
-      outputUri: settings.output === 'beside' ? uri.with({ path: besideOutputPath(uri.path) }) : uri,
-      cancelRequested: false,
-    };
+    const run: Run = { source: uri, lspUri: client.code2ProtocolConverter.asUri(uri), cancelRequested: false };
     this.runs.set(key, run);
     const original = this.snapshots.add(uri, document.getText());
     const token = `autodd-vscode-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     const args: MinimizeArgs = {
-      uri: lspUri,
+      uri: run.lspUri,
       errMsg,
-      backend: settings.backend,
-      timeout: settings.timeout,
-      jobs: settings.jobs,
       interpreter: settings.interpreter,
-      output: settings.output,
+      ...readRunOptions(uri),
+      // Our own token: the server's $/progress goes there and is not rendered a
+      // second time by vscode-languageclient; this notification renders autodd/progress.
       progressToken: token,
     };
     logger().info(`Minimizing ${uri.fsPath} keeping ${JSON.stringify(errMsg)} (${JSON.stringify(args)})`);
@@ -147,8 +194,7 @@ export class Minimizer implements vscode.Disposable {
           title: `AutoDD: minimizing ${basename(uri)}`,
           cancellable: true,
         },
-        (progress, cancellation) =>
-          this.server.quietly(() => this.runWithProgress(client, run, args, token, progress, cancellation)),
+        (progress, cancellation) => this.follow(client, run, args, progress, cancellation),
       );
     } catch (err) {
       result = { status: 'failed', message: errorText(err) };
@@ -159,51 +205,84 @@ export class Minimizer implements vscode.Disposable {
 
     const output = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
     if (output) await settleDocument(output);
+    this.results.record({ source: uri, output, original, errMsg, result });
     this.report(result, original, output);
     return result;
   }
 
-  private async runWithProgress(
+  /** Starts the run and follows it to its `autodd/finished`. */
+  private async follow(
     client: LanguageClient,
     run: Run,
     args: MinimizeArgs,
-    token: string,
     progress: vscode.Progress<{ message?: string; increment?: number }>,
     cancellation: vscode.CancellationToken,
   ): Promise<MinimizeResult> {
     let total = 0;
-    // Register for the token before the request, so no early report is lost.
-    const sub = client.onProgress(
-      WorkDoneProgress.type,
-      token,
-      (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
-        if (value.kind === 'end') {
-          if (value.message) progress.report({ message: value.message });
-          return;
-        }
-        if (run.cancelRequested) return;
-        const step = progressIncrement(total, value.percentage);
-        total = step.total;
-        progress.report({ message: describeProgress(value.message), increment: step.increment });
-      },
-    );
+    const sub = this.server.onProgress((p) => {
+      if (run.cancelRequested || p.uri !== run.lspUri || (run.runId && p.runId !== run.runId)) return;
+      const step = progressIncrement(total, p.percentage);
+      total = step.total;
+      progress.report({ message: describeProgress(p), increment: step.increment });
+    });
     const onCancel = cancellation.onCancellationRequested(() => {
       if (run.cancelRequested) return;
       run.cancelRequested = true;
       progress.report({ message: 'cancelling… (keeping the best result so far)' });
-      void this.sendCancel(client, run.lspUri);
+      void this.sendCancel(client, run.runId ? { runId: run.runId } : { uri: run.lspUri });
     });
     try {
       progress.report({ message: 'checking that the failure reproduces…' });
-      const raw = await client.sendRequest(ExecuteCommandRequest.type, {
-        command: ServerCommand.minimize,
-        arguments: [args],
-      });
-      return normalizeResult(raw);
+      const reply = normalizeReply(
+        await client.sendRequest(ExecuteCommandRequest.type, { command: ServerCommand.minimize, arguments: [args] }),
+      );
+      if (reply.status !== 'started') {
+        // The server shows its verdict too ("AutoDD: <message>"); ours has the buttons.
+        this.server.expectEcho(`AutoDD: ${reply.message}`);
+        return { status: 'failed', message: reply.message };
+      }
+      run.runId = reply.runId;
+      run.outputUri = vscode.Uri.parse(reply.outputUri);
+      if (run.cancelRequested) void this.sendCancel(client, { runId: reply.runId });
+      const end = await this.waitFinished(reply.runId);
+      this.server.expectEcho(end.message);
+      return {
+        status: end.status,
+        message: end.message,
+        runId: end.runId,
+        outputUri: end.outputUri ?? reply.outputUri,
+        original: end.original,
+        final: end.final,
+      };
     } finally {
       sub.dispose();
       onCancel.dispose();
     }
+  }
+
+  private waitFinished(runId: string): Promise<FinishedParams> {
+    const early = this.finished.get(runId);
+    if (early) {
+      this.finished.delete(runId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve) => {
+      this.finishedWaiters.set(runId, (params) => {
+        this.finishedWaiters.delete(runId);
+        resolve(params);
+      });
+      // The server is gone: no autodd/finished will come.
+      const stop = this.server.onDidChangeState((state) => {
+        if (state !== 'stopped' || !this.finishedWaiters.has(runId)) return;
+        stop.dispose();
+        this.finishedWaiters.get(runId)?.({
+          runId,
+          uri: '',
+          status: 'failed',
+          message: 'the language server stopped during the run (see "AutoDD: Show logs")',
+        });
+      });
+    });
   }
 
   /** Runs the program once (server side) for failure-signature suggestions. */
@@ -212,6 +291,7 @@ export class Minimizer implements vscode.Disposable {
     uri: vscode.Uri,
     lspUri: string,
   ): Promise<SuggestErrMsgResult | undefined> {
+    this.probes++;
     try {
       const raw = await vscode.window.withProgress(
         {
@@ -220,18 +300,18 @@ export class Minimizer implements vscode.Disposable {
           cancellable: true,
         },
         (_progress, cancellation) =>
-          this.server.quietly(() =>
-            client.sendRequest(
-              ExecuteCommandRequest.type,
-              { command: ServerCommand.suggestErrMsg, arguments: [{ uri: lspUri }] },
-              cancellation,
-            ),
+          client.sendRequest(
+            ExecuteCommandRequest.type,
+            { command: ServerCommand.suggestErrMsg, arguments: [{ uri: lspUri }] },
+            cancellation,
           ),
       );
       const error = (raw as { error?: unknown } | null)?.error;
       if (typeof error === 'string' && error) {
         logger().error(`autodd.suggestErrMsg: ${error}`);
-        void vscode.window.showErrorMessage(`AutoDD: ${error}`);
+        // the server shows the same line to every client: once is enough
+        this.server.expectEcho(`AutoDD: ${error}`);
+        this.showError(`AutoDD: ${error}`);
         return undefined;
       }
       const result = normalizeSuggestions(raw);
@@ -243,8 +323,10 @@ export class Minimizer implements vscode.Disposable {
     } catch (err) {
       if (isCancellation(err)) return undefined;
       logger().error(`autodd.suggestErrMsg failed: ${errorText(err)}`);
-      void vscode.window.showErrorMessage(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
+      this.showError(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
       return undefined;
+    } finally {
+      this.probes--;
     }
   }
 
@@ -263,23 +345,72 @@ export class Minimizer implements vscode.Disposable {
       : undefined;
     if (run) {
       run.cancelRequested = true;
-      await this.sendCancel(client, run.lspUri);
+      await this.sendCancel(client, run.runId ? { runId: run.runId } : { uri: run.lspUri });
     } else {
       // Not one of ours (or no editor): cancel everything the server runs.
-      await this.sendCancel(client, undefined);
+      await this.sendCancel(client, {});
     }
   }
 
-  private async sendCancel(client: LanguageClient, lspUri: string | undefined): Promise<void> {
+  private async sendCancel(client: LanguageClient, which: { runId?: string; uri?: string }): Promise<void> {
     try {
-      await client.sendRequest(ExecuteCommandRequest.type, {
-        command: ServerCommand.cancel,
-        arguments: [lspUri ? { uri: lspUri } : {}],
-      });
-      logger().info(`Cancel sent for ${lspUri ?? 'all runs'}`);
+      await client.sendRequest(ExecuteCommandRequest.type, { command: ServerCommand.cancel, arguments: [which] });
+      logger().info(`Cancel sent for ${JSON.stringify(which)}`);
     } catch (err) {
       logger().error(`autodd.cancel failed: ${errorText(err)}`);
     }
+  }
+
+  /** "Open diff": the original (as it was when the run started) beside the result. */
+  async openDiff(record: RunRecord): Promise<void> {
+    if (!record.output) return;
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      record.original,
+      record.output,
+      `${basename(record.source)} ↔ ${basename(record.output)} (AutoDD)`,
+    );
+  }
+
+  /**
+   * "Copy bug report" / "Write regression test": the server writes the file beside
+   * the source (`autodd.writeReport` / `autodd.writeTest`); the report is then copied
+   * to the clipboard, the test opened. A refusal is shown by the server itself.
+   */
+  async writeArtifact(record: RunRecord, what: 'report' | 'test'): Promise<string | undefined> {
+    const client = await this.server.ensureRunning();
+    if (!client) return undefined;
+    const command = what === 'report' ? ServerCommand.writeReport : ServerCommand.writeTest;
+    let answer: ArtifactResult;
+    try {
+      answer = (await client.sendRequest(ExecuteCommandRequest.type, {
+        command,
+        arguments: [{ uri: client.code2ProtocolConverter.asUri(record.source) }],
+      })) as ArtifactResult;
+    } catch (err) {
+      this.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
+      return undefined;
+    }
+    if (!answer || !answer.ok) {
+      logger().warn(`${command}: ${answer ? answer.message : 'no answer'}`);
+      return undefined;
+    }
+    const file = vscode.Uri.parse(answer.uri);
+    if (what === 'test') {
+      await vscode.window.showTextDocument(file, { preview: false });
+      return answer.path;
+    }
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+    await vscode.env.clipboard.writeText(text);
+    void vscode.window
+      .showInformationMessage(`AutoDD: bug report copied to the clipboard (also in ${basename(file)}).`, 'Open')
+      .then((choice) => choice && vscode.window.showTextDocument(file, { preview: false }));
+    return answer.path;
+  }
+
+  private showError(text: string, ...buttons: string[]): Thenable<string | undefined> {
+    this.errorShown = true;
+    return vscode.window.showErrorMessage(text, ...buttons);
   }
 
   private report(result: MinimizeResult, original: vscode.Uri, output: vscode.Uri | undefined): void {
@@ -287,13 +418,13 @@ export class Minimizer implements vscode.Disposable {
     const buttons: string[] = [];
     if (message.canDiff && output) buttons.push('Open diff');
     if (message.severity === 'error') buttons.push('Show logs');
-    const show =
+    const shown =
       message.severity === 'info'
-        ? vscode.window.showInformationMessage
+        ? vscode.window.showInformationMessage(message.text, ...buttons)
         : message.severity === 'warning'
-          ? vscode.window.showWarningMessage
-          : vscode.window.showErrorMessage;
-    void show(message.text, ...buttons).then((choice) => {
+          ? vscode.window.showWarningMessage(message.text, ...buttons)
+          : this.showError(message.text, ...buttons);
+    void shown.then((choice) => {
       if (choice === 'Open diff' && output) {
         void vscode.commands.executeCommand(
           'vscode.diff',
@@ -308,8 +439,16 @@ export class Minimizer implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.subscriptions.forEach((d) => d.dispose());
   }
+}
+
+async function saveFirst(document: vscode.TextDocument): Promise<boolean> {
+  if (document.isDirty && !(await document.save())) {
+    void vscode.window.showErrorMessage(`AutoDD: could not save ${basename(document.uri)} before running it.`);
+    return false;
+  }
+  return true;
 }
 
 /** Quick pick of the suggestions plus "Type a message…"; an edit button opens an input box. */
@@ -410,13 +549,13 @@ function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: str
   return { uri: vscode.window.activeTextEditor?.document.uri };
 }
 
-function normalizeResult(raw: unknown): MinimizeResult {
-  if (!raw || typeof raw !== 'object') {
-    return { status: 'failed', message: 'the server returned no result' };
+function normalizeReply(raw: unknown): MinimizeReply {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  if (r.status === 'started' && typeof r.runId === 'string' && typeof r.outputUri === 'string') {
+    return { status: 'started', runId: r.runId, uri: String(r.uri ?? ''), outputUri: r.outputUri };
   }
-  const r = raw as Partial<MinimizeResult>;
-  const status = r.status === 'done' || r.status === 'cancelled' ? r.status : 'failed';
-  return { ...r, status, message: typeof r.message === 'string' ? r.message : '' } as MinimizeResult;
+  const message = typeof r.message === 'string' && r.message ? r.message : `unexpected answer ${JSON.stringify(raw)}`;
+  return { status: 'failed', message };
 }
 
 function normalizeSuggestions(raw: unknown): SuggestErrMsgResult {

@@ -1,4 +1,4 @@
-// The wire protocol between this extension and `python -m autodd_lsp.server`.
+// The wire protocol between this extension and the AutoDD language server (notes/server.md).
 // Pure module (no `vscode` import) so unit tests can load it.
 
 /** Server-side commands (vscode-languageclient auto-registers these ids). */
@@ -8,6 +8,8 @@ export const ServerCommand = {
   cancel: 'autodd.cancel',
   freeze: 'autodd.freeze',
   unfreeze: 'autodd.unfreeze',
+  writeReport: 'autodd.writeReport',
+  writeTest: 'autodd.writeTest',
 } as const;
 
 /** Client-side commands: must differ from the server's ids. */
@@ -18,6 +20,11 @@ export const ClientCommand = {
   unfreeze: 'autodd-vscode.unfreeze',
   showLogs: 'autodd-vscode.showLogs',
   restart: 'autodd-vscode.restart',
+  // actions on a finished run (code lens on the reproducer)
+  openDiff: 'autodd-vscode.openDiff',
+  copyReport: 'autodd-vscode.copyReport',
+  writeTest: 'autodd-vscode.writeTest',
+  runAgain: 'autodd-vscode.runAgain',
 } as const;
 
 /** Custom notification server → client: frozen regions of one document. */
@@ -46,15 +53,26 @@ export interface SuggestErrMsgResult {
 
 export type Backend = 'runner' | 'subproc';
 export type OutputMode = 'beside' | 'inPlace';
+export type MatchRule = 'same' | 'substring';
 
-export interface MinimizeArgs {
+/**
+ * The settings a run may carry. Values are passed as the user wrote them (the
+ * server validates them and answers a bad one with a one-line `failed` reply).
+ */
+export interface RunOptions {
+  backend?: unknown;
+  timeout?: unknown;
+  jobs?: unknown;
+  output?: unknown;
+  match?: unknown;
+  keepImports?: unknown;
+  repeat?: unknown;
+}
+
+export interface MinimizeArgs extends RunOptions {
   uri: string;
   errMsg?: string;
-  backend?: Backend;
-  timeout?: number;
-  jobs?: number;
   interpreter?: string;
-  output?: OutputMode;
   progressToken?: string;
 }
 
@@ -63,10 +81,57 @@ export interface ProgramSize {
   nodes: number;
 }
 
-export interface MinimizeResult {
+/** The immediate reply to `autodd.minimize`. */
+export type MinimizeReply =
+  | { status: 'started'; runId: string; uri: string; outputUri: string }
+  | { status: 'failed'; message: string };
+
+/** `autodd/progress`: the structured state of a run, at most 4 a second. */
+export const ProgressNotification = 'autodd/progress';
+export interface ProgressParams {
+  runId: string;
+  uri: string;
+  outputUri: string;
+  pass: string;
+  size: ProgramSize;
+  original: ProgramSize;
+  candidates: number;
+  /** candidates per second */
+  rate: number;
+  /** 0..100 */
+  percentage: number;
+}
+
+/** `autodd/notice`: one engine notice (runner fallback, flaky rates, a kept import…). */
+export const NoticeNotification = 'autodd/notice';
+export interface NoticeParams {
+  runId: string;
+  uri: string;
+  level: 'info' | 'warning';
+  message: string;
+}
+
+/** `autodd/finished`: the end of a run. */
+export const FinishedNotification = 'autodd/finished';
+export interface FinishedParams {
+  runId: string;
+  uri: string;
   status: 'done' | 'cancelled' | 'failed';
   message: string;
   outputUri?: string;
   original?: ProgramSize;
   final?: ProgramSize;
 }
+
+/** What the extension's minimize command resolves with (a finished run, or a start that failed). */
+export interface MinimizeResult {
+  status: 'done' | 'cancelled' | 'failed';
+  message: string;
+  runId?: string;
+  outputUri?: string;
+  original?: ProgramSize;
+  final?: ProgramSize;
+}
+
+/** Answer of `autodd.writeReport` / `autodd.writeTest`. */
+export type ArtifactResult = { ok: true; path: string; uri: string } | { ok: false; message: string };

@@ -1,6 +1,7 @@
 // Starting, stopping and restarting the AutoDD language server
-// (`<interpreter> -m autodd_lsp.server`, stdio) with vscode-languageclient.
+// (`<interpreter> bundled/tool/autodd_server.py`, stdio) with vscode-languageclient.
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -13,17 +14,28 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
-import { isDuplicateRunMessage } from './format';
+import { EchoFilter } from './echo';
+import { noticeMessage } from './format';
 import { checkInterpreter } from './interpreter';
 import { logger } from './log';
 import {
   ClientCommand,
+  FinishedNotification,
+  FinishedParams,
   FrozenRegionsNotification,
   FrozenRegionsParams,
+  NoticeNotification,
+  NoticeParams,
+  ProgressNotification,
+  ProgressParams,
+  RunOptions,
   ServerCommand,
 } from './protocol';
 import { pythonExtensionInterpreter } from './python';
-import { interpreterProblemMessage, resolveSettings, Settings } from './settings';
+import { interpreterProblemMessage, resolveSettings, runOptions, Settings } from './settings';
+
+/** The server's entry script inside the extension (puts bundled/libs on sys.path). */
+export const ENTRY_SCRIPT = 'bundled/tool/autodd_server.py';
 
 export const CLIENT_ID = 'autodd';
 const CLIENT_NAME = 'AutoDD';
@@ -33,13 +45,7 @@ export async function readSettings(resource?: vscode.Uri): Promise<Settings> {
   const config = vscode.workspace.getConfiguration('autodd', resource);
   const folder =
     (resource && vscode.workspace.getWorkspaceFolder(resource)) ?? vscode.workspace.workspaceFolders?.[0];
-  const raw = {
-    interpreter: config.get('interpreter'),
-    backend: config.get('backend'),
-    timeout: config.get('timeout'),
-    jobs: config.get('jobs'),
-    output: config.get('output'),
-  };
+  const raw = { interpreter: config.get('interpreter') };
   const fromPython =
     typeof raw.interpreter === 'string' && raw.interpreter.trim()
       ? undefined
@@ -50,17 +56,37 @@ export async function readSettings(resource?: vscode.Uri): Promise<Settings> {
   });
 }
 
+/** The run settings the user set for `resource` (only those, unvalidated: the server checks them). */
+export function readRunOptions(resource?: vscode.Uri): RunOptions {
+  const config = vscode.workspace.getConfiguration('autodd', resource);
+  return runOptions((key) => config.inspect(key));
+}
+
 export class AutoddServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private interpreter: string | undefined;
   /** Serializes start/stop/restart so that they never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** Runs and probes of this extension in flight: their server announcements are logged only. */
-  private quiet = 0;
+  /** Messages this extension shows itself: the server's identical showMessage is logged only. */
+  private readonly echoes = new EchoFilter();
   private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped'>();
   readonly onDidChangeState = this.stateEmitter.event;
+  private readonly progressEmitter = new vscode.EventEmitter<ProgressParams>();
+  /** `autodd/progress` of any run. */
+  readonly onProgress = this.progressEmitter.event;
+  private readonly finishedEmitter = new vscode.EventEmitter<FinishedParams>();
+  /** `autodd/finished` of any run. */
+  readonly onFinished = this.finishedEmitter.event;
+  private readonly noticeEmitter = new vscode.EventEmitter<NoticeParams>();
+  /** `autodd/notice` of any run (already shown to the user). */
+  readonly onNotice = this.noticeEmitter.event;
 
-  constructor(private readonly decorations: FrozenRegionDecorations) {}
+  constructor(
+    private readonly decorations: FrozenRegionDecorations,
+    private readonly extensionPath: string,
+    /** Whether a run of this extension may still announce its end (echoes may be on their way). */
+    private readonly runsInFlight: () => boolean = () => false,
+  ) {}
 
   /** The running client, or undefined. */
   get running(): LanguageClient | undefined {
@@ -93,15 +119,9 @@ export class AutoddServer implements vscode.Disposable {
     return this.running;
   }
 
-  /** Runs `job` with the server's duplicate run announcements going to the log only. */
-  async quietly<T>(job: () => Promise<T>): Promise<T> {
-    this.quiet++;
-    try {
-      return await job();
-    } finally {
-      // The announcement is sent just before the answer; let it arrive first.
-      setTimeout(() => this.quiet--, 500);
-    }
+  /** A message this extension shows itself; the server's identical showMessage is then not shown twice. */
+  expectEcho(text: string): void {
+    this.echoes.expect(text, Date.now());
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -117,7 +137,10 @@ export class AutoddServer implements vscode.Disposable {
     const interpreter = settings.interpreter;
     logger().info(`Using interpreter ${interpreter} (from ${settings.interpreterSource})`);
 
-    const problem = await checkInterpreter(interpreter, folder?.uri.fsPath);
+    const entry = path.join(this.extensionPath, ENTRY_SCRIPT);
+    const check = await checkInterpreter(interpreter, entry, folder?.uri.fsPath);
+    if (check.description) logger().info(check.description);
+    const problem = check.problem;
     if (problem) {
       const message = interpreterProblemMessage(interpreter, problem);
       logger().error(`${message} [${problem.detail}]`);
@@ -135,7 +158,7 @@ export class AutoddServer implements vscode.Disposable {
 
     const serverOptions: ServerOptions = {
       command: interpreter,
-      args: ['-m', 'autodd_lsp.server'],
+      args: [entry],
       options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
     };
     const clientOptions: LanguageClientOptions = {
@@ -220,19 +243,40 @@ export class AutoddServer implements vscode.Disposable {
         params.ranges.map((r) => client.protocol2CodeConverter.asRange(r)),
       );
     });
+    client.onNotification(ProgressNotification, (params: ProgressParams) => this.progressEmitter.fire(params));
+    client.onNotification(NoticeNotification, (params: NoticeParams) => {
+      const shown = noticeMessage(params);
+      logger()[shown.severity === 'warning' ? 'warn' : 'info'](`notice (${params.runId}): ${params.message}`);
+      void (shown.severity === 'warning'
+        ? vscode.window.showWarningMessage(shown.text)
+        : vscode.window.showInformationMessage(shown.text));
+      this.noticeEmitter.fire(params);
+    });
+    client.onNotification(FinishedNotification, (params: FinishedParams) => {
+      logger().info(`run ${params.runId} finished: ${JSON.stringify(params)}`);
+      this.finishedEmitter.fire(params);
+    });
     // Replaces the client's default window/showMessage handler (registered first).
+    // Every server message is shown, except the exact repeat of one this extension
+    // shows itself (a run's end, a refused request); a repeat may arrive just
+    // before the notification it repeats, so while a run is in flight it waits a moment.
     client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
-      if (isDuplicateRunMessage(params.type, params.message, this.quiet > 0)) {
-        logger().info(`(server) ${params.message}`);
-        return;
-      }
-      const show =
-        params.type === MessageType.Error
-          ? vscode.window.showErrorMessage
-          : params.type === MessageType.Warning
-            ? vscode.window.showWarningMessage
-            : vscode.window.showInformationMessage;
-      void show(params.message);
+      const handle = (waited: boolean) => {
+        if (this.echoes.isEcho(params.message, Date.now())) {
+          logger().info(`(server, shown by the extension) ${params.message}`);
+        } else if (!waited && this.runsInFlight()) {
+          setTimeout(() => handle(true), 1000);
+        } else {
+          const show =
+            params.type === MessageType.Error
+              ? vscode.window.showErrorMessage
+              : params.type === MessageType.Warning
+                ? vscode.window.showWarningMessage
+                : vscode.window.showInformationMessage;
+          void show(params.message);
+        }
+      };
+      handle(false);
     });
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) this.stateEmitter.fire('running');
@@ -240,7 +284,7 @@ export class AutoddServer implements vscode.Disposable {
     });
     try {
       await client.start();
-      logger().info(`AutoDD language server started (${interpreter} -m autodd_lsp.server)`);
+      logger().info(`AutoDD language server started (${interpreter} ${entry})`);
       return true;
     } catch (err) {
       logger().error(`AutoDD language server failed to start: ${String(err)}`);
@@ -274,5 +318,8 @@ export class AutoddServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.stateEmitter.dispose();
+    this.progressEmitter.dispose();
+    this.finishedEmitter.dispose();
+    this.noticeEmitter.dispose();
   }
 }

@@ -1,19 +1,23 @@
 // Resolving the `autodd.*` settings into what the server is started and driven with.
 // Pure module (no `vscode` import): the VS Code side reads the raw values and
 // passes them in; unit tests call these functions directly.
+//
+// The run settings (backend, timeout, jobs, output, match, keepImports, repeat)
+// are not checked here: a run carries only the ones the user set, as written,
+// and the server (the one home of their rules) answers a bad value with a
+// one-line message that the extension shows.
 
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Backend, OutputMode } from './protocol';
+import type { RunOptions } from './protocol';
 
 export const DEFAULT_INTERPRETER = 'python3';
 
+/** The run settings a minimize request may carry (package.json `autodd.<key>`). */
+export const RUN_OPTION_KEYS = ['backend', 'timeout', 'jobs', 'output', 'match', 'keepImports', 'repeat'] as const;
+
 export interface RawSettings {
   interpreter?: unknown;
-  backend?: unknown;
-  timeout?: unknown;
-  jobs?: unknown;
-  output?: unknown;
 }
 
 export interface Settings {
@@ -21,10 +25,29 @@ export interface Settings {
   interpreter: string;
   /** Where the interpreter came from, for the logs. */
   interpreterSource: 'setting' | 'python-extension' | 'default';
-  backend: Backend;
-  timeout: number;
-  jobs: number;
-  output: OutputMode;
+}
+
+/** What `WorkspaceConfiguration.inspect` tells about one setting (the parts used here). */
+export interface InspectedSetting {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The value the user set (folder over workspace over user settings), or undefined. */
+export function userValue(inspected: InspectedSetting | undefined): unknown {
+  if (!inspected) return undefined;
+  return inspected.workspaceFolderValue ?? inspected.workspaceValue ?? inspected.globalValue;
+}
+
+/** The run options to send: exactly the settings the user set, unchanged. */
+export function runOptions(inspect: (key: string) => InspectedSetting | undefined): RunOptions {
+  const out: Record<string, unknown> = {};
+  for (const key of RUN_OPTION_KEYS) {
+    const value = userValue(inspect(key));
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return out as RunOptions;
 }
 
 export interface ResolveContext {
@@ -60,62 +83,40 @@ export function expandPath(value: string, ctx: ResolveContext = {}): string {
   return out;
 }
 
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
-  return typeof value === 'string' && (allowed as readonly string[]).includes(value)
-    ? (value as T)
-    : fallback;
-}
-
-/** Applies defaults and bounds to the raw `autodd.*` values. */
+/** Resolves the interpreter: the setting, else the Python extension's, else python3. */
 export function resolveSettings(raw: RawSettings, ctx: ResolveContext = {}): Settings {
-  let interpreter = DEFAULT_INTERPRETER;
-  let interpreterSource: Settings['interpreterSource'] = 'default';
   if (typeof raw.interpreter === 'string' && raw.interpreter.trim()) {
-    interpreter = expandPath(raw.interpreter, ctx);
-    interpreterSource = 'setting';
-  } else if (ctx.pythonExtensionInterpreter && ctx.pythonExtensionInterpreter.trim()) {
-    interpreter = ctx.pythonExtensionInterpreter.trim();
-    interpreterSource = 'python-extension';
+    return { interpreter: expandPath(raw.interpreter, ctx), interpreterSource: 'setting' };
   }
-  const timeout =
-    typeof raw.timeout === 'number' && Number.isFinite(raw.timeout) && raw.timeout > 0
-      ? raw.timeout
-      : 60;
-  const jobs =
-    typeof raw.jobs === 'number' && Number.isFinite(raw.jobs) && raw.jobs >= 1
-      ? Math.floor(raw.jobs)
-      : 1;
-  return {
-    interpreter,
-    interpreterSource,
-    backend: oneOf<Backend>(raw.backend, ['runner', 'subproc'], 'runner'),
-    timeout,
-    jobs,
-    output: oneOf<OutputMode>(raw.output, ['beside', 'inPlace'], 'beside'),
-  };
+  if (ctx.pythonExtensionInterpreter && ctx.pythonExtensionInterpreter.trim()) {
+    return { interpreter: ctx.pythonExtensionInterpreter.trim(), interpreterSource: 'python-extension' };
+  }
+  return { interpreter: DEFAULT_INTERPRETER, interpreterSource: 'default' };
 }
 
 export type InterpreterProblem =
+  /** cannot be started at all */
   | { kind: 'not-found'; detail: string }
-  | { kind: 'missing-package'; detail: string };
+  /** runs, but is older than Python 3.10 */
+  | { kind: 'too-old'; detail: string }
+  /** runs, but the server does not import (a damaged installation of the extension) */
+  | { kind: 'broken'; detail: string };
 
-/** The message shown when the interpreter cannot run the server, with the fix. */
+const CHOOSE =
+  'Set "autodd.interpreter" to a Python 3.10 or newer (for example /usr/bin/python3), ' +
+  'or select one with the Python extension; nothing needs to be installed in it.';
+
+/** The message shown when the interpreter cannot run the server, with what to do. */
 export function interpreterProblemMessage(interpreter: string, problem: InterpreterProblem): string {
-  if (problem.kind === 'not-found') {
-    return (
-      `AutoDD: cannot run the Python interpreter "${interpreter}" (${problem.detail}). ` +
-      'Set "autodd.interpreter" to a Python 3.10+ interpreter, or select one with the Python extension.'
-    );
+  switch (problem.kind) {
+    case 'not-found':
+      return `AutoDD: cannot run the Python interpreter "${interpreter}" (${problem.detail}). ${CHOOSE}`;
+    case 'too-old':
+      return `AutoDD: "${interpreter}" is ${problem.detail}; AutoDD needs Python 3.10 or newer. ${CHOOSE}`;
+    default:
+      return (
+        `AutoDD: the language server bundled with this extension does not start with "${interpreter}" ` +
+        `(${problem.detail}). Reinstall the extension, or ${CHOOSE.charAt(0).toLowerCase()}${CHOOSE.slice(1)}`
+      );
   }
-  return (
-    `AutoDD: the interpreter "${interpreter}" does not have the autodd_lsp package. ` +
-    `Install it with: ${quoteArg(interpreter)} -m pip install autodd-lsp ` +
-    `(or, from a checkout of the AutoDD repository: ${quoteArg(interpreter)} -m pip install -e <repo>), ` +
-    'then run "AutoDD: Restart server", or point "autodd.interpreter" at an environment that has it.'
-  );
-}
-
-/** Quotes a command-line argument for a POSIX shell when it needs it. */
-export function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -4,7 +4,9 @@
 //                 collects its per-check results;
 //   phase "ui":   the user's flow on the installed .vsix: a freeze diagnostic, "AutoDD:
 //                 Minimize this failure" from the palette (quick pick), the .min.py
-//                 shrinking live, the result message and "Open diff", then a second run
+//                 shrinking live, the result message and "Open diff", the result's code
+//                 lens once the messages are gone, a warning notice shown as a warning,
+//                 an error from a bad setting hidden by the next run, then a run
 //                 cancelled from the progress notification's Cancel button.
 // Every check is appended to $E2E_CHECKS as "PASS|FAIL<TAB>name<TAB>detail";
 // screenshots go to $E2E_RESULTS. Started by scripts/test-e2e.sh, which owns cleanup.
@@ -85,6 +87,8 @@ function remote(p) {
 async function openWorkbench(browser, url, label) {
   const page = await browser.newPage();
   currentPage = page;
+  // "Copy bug report" goes through the browser's clipboard
+  await browser.defaultBrowserContext().overridePermissions(BASE, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']).catch(() => {});
   page.on('console', (m) => {
     const t = m.text();
     if (/autodd|error/i.test(t)) fs.appendFileSync(path.join(RESULTS, `console-${label}.log`), `${m.type()}: ${t}\n`);
@@ -273,6 +277,11 @@ async function openEditorContextMenu(page) {
   }, 10000);
 }
 
+/** Text of the code lenses in the active editor. */
+async function codeLensText(page) {
+  return page.$$eval('.editor-group-container.active .codelens-decoration', (els) => els.map((e) => e.innerText).join(' | '));
+}
+
 async function activeEditorText(page) {
   return page.$eval('.editor-group-container.active .monaco-editor .view-lines', (e) => e.innerText.replace(/\u00a0/g, ' '));
 }
@@ -435,6 +444,97 @@ async function uiPhase(browser) {
     await shot(page, 'ui-diff');
     const tabs = await activeGroupTabs(page);
     return tabs.map((t) => t.label).join(' | ');
+  });
+
+  await check('ui: the result code lens stays on failing.min.py after the messages are gone', async () => {
+    await runCommand(page, 'View: Close All Editors'); // so the diff editor below is the lens's
+    await waitFor('no diff editor', async () => !(await page.$('.monaco-diff-editor')), 10000);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await waitFor('no notification toasts', async () => (await toasts(page)).length === 0, 10000);
+    await openFile(page, 'failing.min.py');
+    const lens = await waitFor('the AutoDD code lens', async () => {
+      const t = await codeLensText(page);
+      return ['Open diff', 'Copy bug report', 'Write regression test', 'Run again'].every((w) => t.includes(w)) ? t : undefined;
+    }, 20000);
+    await shot(page, 'ui-result-lens');
+    // a real mouse click: the editor handles lens clicks from its own mouse events
+    // The editor first shows lenses from its cache as plain text (no command) until the
+    // provider answers again: wait for the clickable link.
+    let seen = [];
+    const link = await waitFor('a clickable "Open diff" in the lens', async () => {
+      seen = [];
+      for (const a of await page.$$('.editor-group-container.active .codelens-decoration a')) {
+        const text = await a.evaluate((e) => e.textContent.replace(/\s+/g, ' ').trim());
+        seen.push(text);
+        if (text === 'Open diff' && (await a.boundingBox())) return a;
+      }
+      return undefined;
+    }, 20000).catch(async (err) => {
+      const html = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.outerHTML).join('\n'));
+      log(`lens DOM: ${html}`);
+      throw new Error(`${err.message}; links: ${JSON.stringify(seen)}`);
+    });
+    await link.click();
+    await waitFor('a diff editor from the lens', () => page.$('.monaco-diff-editor'), 15000);
+    await shot(page, 'ui-lens-diff');
+    return lens;
+  });
+
+  await check('ui: an engine notice shows as a warning toast (uses_helper.py is inlined)', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'uses_helper.py');
+    await runCommand(page, 'AutoDD: Minimize this failure');
+    await waitFor('the failure suggestions', async () => (await quickInputRows(page)).some((x) => x.includes('shape mismatch')), 90000);
+    await page.keyboard.press('Enter');
+    const warning = await waitFor('the inlining warning', async () => {
+      const found = await page.$$eval('.notifications-toasts .notification-toast', (els) =>
+        els.filter((e) => /inlined shapes_helper\.py/.test(e.innerText))
+          .map((e) => ({ text: e.innerText.replace(/\s+/g, ' ').trim(), warning: Boolean(e.querySelector('.codicon-warning, .codicon-notifications-warning')) })));
+      return found[0];
+    }, RUN_TIMEOUT_MS, 200);
+    await shot(page, 'ui-notice-warning');
+    if (!warning.warning) throw new Error(`not shown as a warning: ${warning.text}`);
+    await waitFor('the result message', async () => (await toasts(page)).find((t) => /AutoDD: \d[\d,]* → \d[\d,]* lines/.test(t)), RUN_TIMEOUT_MS);
+    return warning.text;
+  });
+
+  await check("ui: a bad setting's error is shown, and the next run clears it", async () => {
+    const settingsDir = path.join(UI_WS, '.vscode');
+    const settingsFile = path.join(settingsDir, 'settings.json');
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    fs.mkdirSync(settingsDir, { recursive: true });
+    fs.writeFileSync(settingsFile, JSON.stringify({ 'autodd.timeout': -1 }));
+    let errorToast;
+    try {
+      await sleep(2000); // the settings file is picked up by a file watcher
+      await openFile(page, 'failing.py');
+      await runCommand(page, 'AutoDD: Minimize this failure');
+      errorToast = await waitFor('the error of the bad timeout', async () => {
+        const rows = await quickInputRows(page);
+        if ((await quickInputVisible(page)) && rows.some((x) => x.includes('shape mismatch'))) await page.keyboard.press('Enter');
+        return (await toasts(page)).find((t) => /timeout/.test(t) && /AutoDD/.test(t));
+      }, 90000, 300);
+      await shot(page, 'ui-bad-setting-error');
+    } finally {
+      fs.rmSync(settingsDir, { recursive: true, force: true });
+    }
+    await sleep(2000);
+    await runCommand(page, 'AutoDD: Minimize this failure');
+    await waitFor('the failure suggestions', async () => (await quickInputRows(page)).some((x) => x.includes('shape mismatch')), 90000);
+    const stale = (await toasts(page)).find((t) => /timeout/.test(t));
+    if (stale) throw new Error(`the first run's error is still up during the second run: ${stale}`);
+    await page.keyboard.press('Enter');
+    const done = await waitFor('the second result', async () => {
+      const ts = await toasts(page);
+      const old = ts.find((t) => /timeout/.test(t));
+      if (old) throw new Error(`the first run's error came back: ${old}`);
+      return ts.find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+    }, RUN_TIMEOUT_MS, 200);
+    await shot(page, 'ui-second-run-clean');
+    if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(done)) throw new Error(done);
+    return `error: ${errorToast} / then: ${done}`;
   });
 
   // ---- a second run, cancelled from the notification

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  besideOutputPath,
   describeProgress,
   formatCount,
+  formatRate,
   formatReduction,
   formatResultMessage,
-  isDuplicateRunMessage,
-  MessageType,
-  parseProgressMessage,
+  noticeMessage,
   progressIncrement,
-  reductionPercent,
+  resultLensTitle,
   suggestionItems,
   suggestionPlaceholder,
   TYPE_A_MESSAGE,
@@ -126,35 +124,36 @@ describe('suggestionPlaceholder / validateErrMsg', () => {
   });
 });
 
-describe('progress messages', () => {
-  it('parses "pass · N → M nodes · K candidates"', () => {
-    assert.deepEqual(parseProgressMessage('statements · 1,340 → 420 nodes · 212 candidates'), {
-      pass: 'statements',
-      fromNodes: 1340,
-      toNodes: 420,
-      candidates: 212,
-    });
-    assert.deepEqual(parseProgressMessage('ddmin·10->5 nodes·1 candidate'), {
-      pass: 'ddmin',
-      fromNodes: 10,
-      toNodes: 5,
-      candidates: 1,
-    });
-  });
-  it('returns undefined for other text', () => {
-    assert.equal(parseProgressMessage(undefined), undefined);
-    assert.equal(parseProgressMessage('checking that the failure reproduces'), undefined);
-  });
-  it('computes the share removed', () => {
-    assert.equal(reductionPercent({ pass: '', fromNodes: 200, toNodes: 50, candidates: 0 }), 75);
-    assert.equal(reductionPercent({ pass: '', fromNodes: 0, toNodes: 0, candidates: 0 }), 0);
-  });
-  it('describes progress for the notification, passing unknown text through', () => {
+const progress = {
+  runId: 'r1',
+  uri: 'file:///w/a.py',
+  outputUri: 'file:///w/a.min.py',
+  pass: 'statements',
+  size: { lines: 40, nodes: 335 },
+  original: { lines: 212, nodes: 1340 },
+  candidates: 1212,
+  rate: 35.4,
+  percentage: 40,
+};
+
+describe('describeProgress (autodd/progress fields)', () => {
+  it('renders pass, both sizes, the share removed, candidates and rate', () => {
     assert.equal(
-      describeProgress('statements · 1340 → 335 nodes · 12 candidates'),
-      'statements · 1,340 → 335 nodes (75% smaller) · 12 candidates',
+      describeProgress(progress),
+      'statements · 212 → 40 lines (1,340 → 335 AST nodes, 75% smaller) · 1,212 candidates, 35/s',
     );
-    assert.equal(describeProgress('warming up'), 'warming up');
+  });
+  it('shows a slow rate with a decimal and leaves out a zero rate', () => {
+    assert.equal(formatRate(2.46), '2.5');
+    assert.match(describeProgress({ ...progress, rate: 0.5 }), /candidates, 0\.5\/s$/);
+    assert.match(describeProgress({ ...progress, rate: 0 }), /1,212 candidates$/);
+  });
+  it('leaves the share out while the program is not smaller in nodes (e.g. just inlined)', () => {
+    assert.doesNotMatch(describeProgress({ ...progress, original: { lines: 0, nodes: 0 } }), /smaller/);
+    assert.equal(
+      describeProgress({ ...progress, original: { lines: 8, nodes: 50 }, size: { lines: 3, nodes: 62 } }),
+      'statements · 8 → 3 lines (50 → 62 AST nodes) · 1,212 candidates, 35/s',
+    );
   });
   it('turns absolute percentages into non-negative increments', () => {
     assert.deepEqual(progressIncrement(0, undefined), { increment: undefined, total: 0 });
@@ -164,23 +163,25 @@ describe('progress messages', () => {
   });
 });
 
-describe('besideOutputPath', () => {
-  it('puts <stem>.min.py beside the source', () => {
-    assert.equal(besideOutputPath('/w/examples/gemm_bug.py'), '/w/examples/gemm_bug.min.py');
-    assert.equal(besideOutputPath('/w/script'), '/w/script.min.py');
+describe('noticeMessage (autodd/notice)', () => {
+  it('shows warnings as warnings and everything else as information', () => {
+    const fallback = noticeMessage({ level: 'warning', message: 'the runner backend cannot start here; using subproc' });
+    assert.deepEqual(fallback, {
+      severity: 'warning',
+      text: 'AutoDD: the runner backend cannot start here; using subproc',
+    });
+    assert.equal(noticeMessage({ level: 'info', message: 'kept import torch' }).severity, 'info');
+  });
+  it('does not prefix twice', () => {
+    assert.equal(noticeMessage({ level: 'info', message: 'AutoDD: x' }).text, 'AutoDD: x');
   });
 });
 
-describe('isDuplicateRunMessage', () => {
-  it('hides the server announcements of a run this extension reports', () => {
-    assert.equal(isDuplicateRunMessage(MessageType.Info, 'AutoDD: Done: 28 -> 3 lines ... Result: a.min.py', true), true);
-    assert.equal(isDuplicateRunMessage(MessageType.Info, 'AutoDD: Stopped early: 28 -> 20 lines', true), true);
-    assert.equal(isDuplicateRunMessage(MessageType.Error, 'AutoDD: the original does not fail', true), true);
-    assert.equal(isDuplicateRunMessage(MessageType.Warning, 'AutoDD: stopped: the document was edited', true), true);
-  });
-  it('shows everything when no run is in flight, and freeze refusals always', () => {
-    assert.equal(isDuplicateRunMessage(MessageType.Info, 'AutoDD: Done: 28 -> 3 lines', false), false);
-    assert.equal(isDuplicateRunMessage(MessageType.Error, 'AutoDD: freeze: the document is not open', true), false);
-    assert.equal(isDuplicateRunMessage(MessageType.Info, 'AutoDD: something else', true), false);
+describe('resultLensTitle', () => {
+  it('states what the last run did', () => {
+    const sizes = { original: { lines: 212, nodes: 1340 }, final: { lines: 19, nodes: 180 } };
+    assert.equal(resultLensTitle({ status: 'done', message: '', ...sizes }), 'AutoDD: 212 → 19 lines (1,340 → 180 AST nodes)');
+    assert.match(resultLensTitle({ status: 'cancelled', message: '', ...sizes }), /^AutoDD: cancelled, best so far 212 → 19/);
+    assert.equal(resultLensTitle({ status: 'failed', message: 'x' }), 'AutoDD: the last run failed');
   });
 });

@@ -4,20 +4,14 @@ import {
   DEFAULT_INTERPRETER,
   expandPath,
   interpreterProblemMessage,
-  quoteArg,
   resolveSettings,
+  runOptions,
+  userValue,
 } from '../../src/settings';
 
 describe('resolveSettings', () => {
-  it('uses the documented defaults', () => {
-    assert.deepEqual(resolveSettings({}), {
-      interpreter: DEFAULT_INTERPRETER,
-      interpreterSource: 'default',
-      backend: 'runner',
-      timeout: 60,
-      jobs: 1,
-      output: 'beside',
-    });
+  it('defaults to python3', () => {
+    assert.deepEqual(resolveSettings({}), { interpreter: DEFAULT_INTERPRETER, interpreterSource: 'default' });
   });
 
   it('prefers the setting, then the Python extension, then python3', () => {
@@ -28,19 +22,29 @@ describe('resolveSettings', () => {
     assert.equal(resolveSettings({ interpreter: '  ' }, ctx).interpreterSource, 'python-extension');
     assert.equal(resolveSettings({ interpreter: '' }, {}).interpreter, 'python3');
   });
+});
 
-  it('keeps valid values and replaces invalid ones by defaults', () => {
-    const s = resolveSettings({ backend: 'subproc', timeout: 5.5, jobs: 3.7, output: 'inPlace' });
-    assert.equal(s.backend, 'subproc');
-    assert.equal(s.timeout, 5.5);
-    assert.equal(s.jobs, 3);
-    assert.equal(s.output, 'inPlace');
-    const bad = resolveSettings({ backend: 'exec', timeout: -1, jobs: 0, output: 'elsewhere' });
-    assert.equal(bad.backend, 'runner');
-    assert.equal(bad.timeout, 60);
-    assert.equal(bad.jobs, 1);
-    assert.equal(bad.output, 'beside');
-    assert.equal(resolveSettings({ timeout: '10' as unknown }).timeout, 60);
+describe('runOptions', () => {
+  const inspected: Record<string, { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown }> = {
+    timeout: { globalValue: 20 },
+    match: { workspaceValue: 'substring' },
+    keepImports: { globalValue: true, workspaceFolderValue: false },
+    repeat: {}, // only the default: not sent
+  };
+  it('sends exactly the settings the user set, folder over workspace over user', () => {
+    assert.deepEqual(runOptions((key) => inspected[key]), { timeout: 20, match: 'substring', keepImports: false });
+    assert.deepEqual(runOptions(() => undefined), {});
+  });
+  it('passes bad values through unchanged, for the server to judge', () => {
+    assert.deepEqual(runOptions((key) => (key === 'timeout' ? { globalValue: -1 } : key === 'repeat' ? { globalValue: 'x' } : undefined)), {
+      timeout: -1,
+      repeat: 'x',
+    });
+  });
+  it('reads each setting from the most specific scope that has it', () => {
+    assert.equal(userValue({ globalValue: 1, workspaceValue: 2 }), 2);
+    assert.equal(userValue({ globalValue: 1 }), 1);
+    assert.equal(userValue(undefined), undefined);
   });
 });
 
@@ -60,23 +64,20 @@ describe('expandPath', () => {
 });
 
 describe('interpreterProblemMessage', () => {
-  it('gives the install command for a missing package', () => {
-    const text = interpreterProblemMessage('/opt/py/bin/python', {
-      kind: 'missing-package',
-      detail: "ModuleNotFoundError: No module named 'autodd_lsp'",
-    });
-    assert.match(text, /does not have the autodd_lsp package/);
-    assert.match(text, /\/opt\/py\/bin\/python -m pip install autodd-lsp/);
-    assert.match(text, /pip install -e <repo>/);
-  });
-  it('says when the interpreter cannot be run', () => {
+  it('says when the interpreter cannot be run, and that nothing needs installing', () => {
     const text = interpreterProblemMessage('nope', { kind: 'not-found', detail: 'not found' });
     assert.match(text, /cannot run the Python interpreter "nope" \(not found\)/);
-    assert.match(text, /autodd\.interpreter/);
+    assert.match(text, /Set "autodd\.interpreter" to a Python 3\.10 or newer/);
+    assert.match(text, /nothing needs to be installed in it/);
+    assert.doesNotMatch(text, /pip install/);
   });
-  it('quotes paths with spaces for the shell', () => {
-    assert.equal(quoteArg('/a b/python'), "'/a b/python'");
-    assert.equal(quoteArg("it's"), "'it'\\''s'");
-    assert.equal(quoteArg('/usr/bin/python3'), '/usr/bin/python3');
+  it('names the version of a too old Python', () => {
+    const text = interpreterProblemMessage('/usr/bin/python3.8', { kind: 'too-old', detail: 'Python 3.8.10' });
+    assert.match(text, /"\/usr\/bin\/python3\.8" is Python 3\.8\.10; AutoDD needs Python 3\.10 or newer/);
+  });
+  it('tells to reinstall when the bundled server does not start', () => {
+    const text = interpreterProblemMessage('python3', { kind: 'broken', detail: "ModuleNotFoundError: No module named 'pygls'" });
+    assert.match(text, /Reinstall the extension/);
+    assert.match(text, /No module named 'pygls'/);
   });
 });

@@ -22,7 +22,22 @@ const CLIENT_COMMANDS = [
   'autodd-vscode.showLogs',
   'autodd-vscode.restart',
 ];
-const SERVER_COMMANDS = ['autodd.minimize', 'autodd.suggestErrMsg', 'autodd.cancel', 'autodd.freeze', 'autodd.unfreeze'];
+const SERVER_COMMANDS = [
+  'autodd.minimize',
+  'autodd.suggestErrMsg',
+  'autodd.cancel',
+  'autodd.freeze',
+  'autodd.unfreeze',
+  'autodd.writeReport',
+  'autodd.writeTest',
+];
+const RESULT_LENSES = ['Open diff', 'Copy bug report', 'Write regression test', 'Run again'];
+
+/** Titles of the code lenses VS Code itself collects for a document (every provider). */
+async function lensTitles(uri) {
+  const lenses = (await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri)) ?? [];
+  return lenses.map((l) => l.command?.title ?? '');
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -156,6 +171,7 @@ exports.run = async function run() {
       assert.equal(String(minimize.command.arguments?.[0]), String(doc.uri));
     });
 
+    let firstRun;
     await check('host: minimize (errMsg given) streams a smaller .min.py and settles it', async () => {
       const { doc } = await open('failing.py');
       const originalLines = doc.lineCount;
@@ -165,6 +181,7 @@ exports.run = async function run() {
       });
       assert.ok(result, 'minimize returned a result');
       assert.equal(result.status, 'done', `status done: ${JSON.stringify(result)}`);
+      assert.match(result.runId ?? '', /\S/, 'the run had a runId');
       assert.ok(result.outputUri && result.outputUri.endsWith('failing.min.py'), `output beside: ${result.outputUri}`);
       assert.ok(result.final.lines < result.original.lines, `smaller: ${JSON.stringify(result)}`);
       const out = vscode.Uri.parse(result.outputUri);
@@ -177,6 +194,93 @@ exports.run = async function run() {
         assert.equal(outDoc.getText(), disk, 'the result document matches the disk');
       }
       assert.equal(doc.getText().split('\n').length, originalLines, 'the source is untouched');
+      firstRun = result;
+    });
+
+    await check('host: autodd/progress of the run arrives with its structured fields', async () => {
+      assert.ok(firstRun, 'the minimize check ran');
+      const { progress } = api.runEvents(firstRun.runId);
+      assert.ok(progress.length > 0, 'at least one autodd/progress');
+      for (const p of progress) {
+        assert.equal(p.runId, firstRun.runId);
+        assert.equal(typeof p.pass, 'string');
+        assert.ok(p.size.lines <= p.original.lines && p.size.nodes <= p.original.nodes, `sizes: ${JSON.stringify(p)}`);
+        assert.ok(p.percentage >= 0 && p.percentage <= 100, `percentage ${p.percentage}`);
+        assert.ok(Number.isInteger(p.candidates) && p.candidates >= 0, `candidates ${p.candidates}`);
+      }
+      assert.deepEqual(progress[0].original, firstRun.original, 'progress starts from the original size');
+      const lines = progress.map((p) => p.size.lines);
+      assert.ok(Math.min(...lines) < firstRun.original.lines, `the file shrank during the run: ${lines}`);
+    });
+
+    await check('host: the finished run keeps its code lenses on the reproducer', async () => {
+      assert.ok(firstRun, 'the minimize check ran');
+      const out = vscode.Uri.parse(firstRun.outputUri);
+      await vscode.window.showTextDocument(out, { preview: false });
+      const titles = await waitFor('the result lenses', async () => {
+        const t = await lensTitles(out);
+        return RESULT_LENSES.every((want) => t.includes(want)) ? t : undefined;
+      }, 10000);
+      assert.ok(titles.some((t) => /AutoDD: \d+ → \d+ lines/.test(t)), `a summary lens: ${titles}`);
+      const source = workspaceFile('failing.py');
+      assert.deepEqual((await lensTitles(source)).filter((t) => /AutoDD|Run again/.test(t)), [], 'no lens on the source of a good run');
+    });
+
+    await check('host: "Copy bug report" writes the report and copies it; "Write regression test" writes the test', async () => {
+      assert.ok(firstRun, 'the minimize check ran');
+      await vscode.env.clipboard.writeText('');
+      const reportPath = await vscode.commands.executeCommand('autodd-vscode.copyReport', firstRun.outputUri);
+      try {
+        assert.ok(reportPath && fs.existsSync(reportPath), `report written: ${reportPath}`);
+        assert.match(path.basename(reportPath), /^failing\.report\.md$/);
+        const text = fs.readFileSync(reportPath, 'utf8');
+        assert.equal(await vscode.env.clipboard.readText(), text, 'the clipboard holds the report');
+        assert.match(text, /shape mismatch/);
+      } finally {
+        if (reportPath) fs.rmSync(reportPath, { force: true });
+      }
+      const testPath = await vscode.commands.executeCommand('autodd-vscode.writeTest', firstRun.outputUri);
+      try {
+        assert.ok(testPath && fs.existsSync(testPath), `test written: ${testPath}`);
+        assert.match(fs.readFileSync(testPath, 'utf8'), /def test_/);
+        assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, testPath, 'the test is opened');
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        if (testPath) fs.rmSync(testPath, { force: true });
+      }
+    });
+
+    await check('host: an engine notice arrives as a warning (autodd/notice)', async () => {
+      const { doc } = await open('uses_helper.py');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'shape mismatch' });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      const { notices } = api.runEvents(result.runId);
+      const inlined = notices.find((n) => /inlined shapes_helper\.py/.test(n.message));
+      assert.ok(inlined, `the inlining notice: ${JSON.stringify(notices)}`);
+      assert.equal(inlined.level, 'warning');
+      assert.equal(inlined.runId, result.runId);
+    });
+
+    await check("host: a bad setting gives the server's one-line verdict; the next run clears that error", async () => {
+      const { doc } = await open('failing.py');
+      const config = vscode.workspace.getConfiguration('autodd');
+      const before = config.inspect('timeout')?.globalValue;
+      let failed;
+      try {
+        await config.update('timeout', -1, vscode.ConfigurationTarget.Global);
+        failed = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'shape mismatch' });
+      } finally {
+        await config.update('timeout', before, vscode.ConfigurationTarget.Global);
+      }
+      assert.equal(failed?.status, 'failed', JSON.stringify(failed));
+      assert.match(failed.message, /timeout/, 'the verdict names the setting');
+      assert.doesNotMatch(failed.message, /\n/, 'one line');
+      const errorLens = await waitFor('the error lens on the source', async () =>
+        (await lensTitles(doc.uri)).find((t) => /last run failed/.test(t)), 10000);
+      assert.match(errorLens, /timeout/);
+      const again = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'shape mismatch' });
+      assert.equal(again?.status, 'done', JSON.stringify(again));
+      assert.deepEqual((await lensTitles(doc.uri)).filter((t) => /failed/.test(t)), [], 'the error lens is gone');
     });
 
     await check('host: a bad interpreter stops the server; restoring it restarts', async () => {
