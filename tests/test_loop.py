@@ -72,14 +72,17 @@ def test_without_line_removes_the_statement_starting_there():
     assert without_line("a = 1; b = 2\n", 1) is None
 
 
-def offer_once_reducing(reduction: Reduction, text: str) -> tuple[list, list]:
-    """Offer `text` when the first pass starts (the run is going); collect the verdicts and events."""
+def offer_once_reducing(reduction: Reduction, text: str, at_pass: int = 1) -> tuple[list, list]:
+    """Offer `text` when pass number `at_pass` starts (the run is going); collect the verdicts and events."""
     verdicts, events = [], []
     offered = threading.Event()
+    passes = []
 
     def listener(event):
         events.append(event)
-        if isinstance(event, PassStarted) and not offered.is_set():
+        if isinstance(event, PassStarted):
+            passes.append(event)
+        if isinstance(event, PassStarted) and len(passes) == at_pass and not offered.is_set():
             offered.set()
             reduction.offer(text).add_done_callback(lambda future: verdicts.append(future.result()))
 
@@ -102,6 +105,18 @@ def test_an_offered_text_that_fails_the_same_way_is_adopted_frozen_code_included
     out.write_text(summary.text)
     assert "RuntimeError: slow-loop-sentinel" in run_standalone(out)
     out.unlink()
+
+
+def test_the_run_goes_on_from_an_adopted_text_whenever_it_came(program):
+    mine = SLOW.replace("import time\ntime.sleep(0.3)  # autodd: freeze\n", "").replace("if a", "e = 5\nif a")
+    results = []
+    for at_pass in (1, 3):
+        path = program(f"slow{at_pass}.py", SLOW)
+        reduction = Reduction(SLOW, str(path), ReduceOptions(err_msg="slow-loop-sentinel", cwd=str(path.parent)))
+        verdicts, _ = offer_once_reducing(reduction, mine, at_pass)
+        results.append(reduction.run().text)
+        assert [v.adopted for v in verdicts] == [True], verdicts
+    assert results[0] == results[1] and "e = 5" not in results[0]
 
 
 def test_an_offered_text_that_loses_the_failure_says_what_happened_instead(program, no_leftovers):

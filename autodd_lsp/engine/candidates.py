@@ -113,8 +113,11 @@ class CandidateTester:
         self._stopped = False
 
     def judge_by(self, rules: Rules) -> None:
-        """From now on, judge candidates by `rules` (once the original's checks are done)."""
-        self.rules = rules
+        """From now on, judge candidates by `rules` (once the original's checks are done, and again
+        when a person's text is adopted: engine/loop.py); verdicts cached under other rules go."""
+        with self._lock:
+            self.rules = rules
+            self._verdicts.clear()
 
     def new_cancel_event(self) -> OrderedCancelEvent:
         """The cancel flag of the next candidate (made in proposal order)."""

@@ -42,7 +42,7 @@ from typing import Callable
 
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.exit_status import exception_lines
-from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements, line_origins
+from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements, identity_shadow, line_origins
 from autodd_lsp.syntax.parsing import parse
 
 FAILURE_GONE = "the failure goes away"
@@ -94,20 +94,32 @@ def syntax_problem(text: str) -> str | None:
     return None
 
 
-def offered_shadow(base: str, base_shadow: str | None, text: str) -> str | None:
-    """A shadow for a text a person wrote from `base`: its lines equal to base lines keep
-    their origins, the others have none (their text stands for itself)."""
+def offered_shadow(base: str, base_shadow: str | None, text: str, original: str | None = None) -> str | None:
+    """A shadow for a text a person wrote from `base` (or from an older text): its lines equal to
+    base lines keep their origins; the others, when equal to a line of `original`, that line's;
+    the rest have none (their text stands for itself)."""
     if base_shadow is None:
         return None
     base_lines, shadow_lines, lines = base.split("\n"), base_shadow.split("\n"), text.split("\n")
     if len(base_lines) != len(shadow_lines):
         return None
-    made = list(lines)
+    made: list[str | None] = [None] * len(lines)
     matcher = difflib.SequenceMatcher(None, base_lines, lines, autojunk=False)
     for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             made[j1:j2] = shadow_lines[i1:i1 + (j2 - j1)]
-    return "\n".join(made)
+    if original is not None and None in made:
+        starts: dict[str, int] = {}
+        offset = 0
+        for line in original.split("\n"):
+            starts.setdefault(line, offset)
+            offset += len(line) + 1
+        identity = identity_shadow(original)
+        for j, line in enumerate(lines):
+            start = starts.get(line) if made[j] is None and line.strip() else None
+            if start is not None and identity is not None:
+                made[j] = identity[start:start + len(line)]
+    return "\n".join(line if made_line is None else made_line for line, made_line in zip(lines, made))
 
 
 def _origins(shadow: str) -> set[int]:

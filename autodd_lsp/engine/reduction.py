@@ -212,7 +212,7 @@ class Reduction:
         try:
             with self._fresh_backend() as fresh:
                 tester = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
-                return self._judged(tester, text, offered_shadow(self.best_text, self._shadow, text), cancel)
+                return self._judged(tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text), cancel)
         finally:
             slots.remove()
 
@@ -530,7 +530,7 @@ class Reduction:
         problem = syntax_problem(text)
         if problem:
             return OfferVerdict(False, problem)
-        return self._judged(self._tester, text, offered_shadow(self.best_text, self._shadow, text))
+        return self._judged(self._tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
 
     def _judged(self, tester: CandidateTester, text: str, shadow: str | None,
                 cancel: CancelEvent | None = None) -> OfferVerdict:
@@ -569,7 +569,7 @@ class Reduction:
         ))
         self._needed.clear()  # what follows depends on the adopted text alone
         self._needed_share.clear()
-        self._accept(text, offered_shadow(self.best_text, self._shadow, text))
+        self._accept(text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
         adopted()
         self._emit(Notice("the text you gave fails the same way: the reduction goes on from it"))
         return True
