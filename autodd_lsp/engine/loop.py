@@ -215,15 +215,20 @@ class Offers:
         return offer.text, lambda: offer.future.set_result(OfferVerdict(True, verdict.outcome, adopted=True))
 
     def close(self) -> None:
-        """No more adoptions: a waiting offer, and any judged from now on, are not adopted."""
+        """No more adoptions: a waiting offer, and any judged from now on, are not adopted.
+        Returns once an offer being judged has its verdict (its run is over: the run's
+        backend and slots may go)."""
         with self._lock:
             self._closed = True
             adoption, self._adoption = self._adoption, None
             queued, self._queue = self._queue, []
+            worker = self._worker
         if adoption is not None:
             adoption[0].future.set_result(adoption[1])
         for offer in queued:
             offer.future.set_result(OfferVerdict(False, "the run has ended"))
+        if worker is not None and worker is not threading.current_thread():
+            worker.join()
 
     def _work(self) -> None:
         while True:
