@@ -121,8 +121,11 @@ class CandidateTester:
         self._stopped = False
 
     def judge_by(self, rules: Rules) -> None:
-        """From now on, judge candidates by `rules` (once the original's checks are done)."""
-        self.rules = rules
+        """From now on, judge candidates by `rules` (once the original's checks are done, and again
+        when a person's text is adopted: engine/loop.py); verdicts cached under other rules go."""
+        with self._lock:
+            self.rules = rules
+            self._verdicts.clear()
 
     def new_cancel_event(self, chain: int = 0) -> OrderedCancelEvent:
         """The cancel flag of the next candidate of `chain` (made in proposal order)."""
@@ -248,11 +251,14 @@ class CandidateTester:
             return None
         return probe is not None and self.rules.frozen.satisfied(probe.output)
 
-    def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None) -> bool:
+    def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None,
+             on_rejected: Callable[[RunResult], None] | None = None) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?
 
         `statements_of` maps a line of `text` to the original statements it came from
         (for the same-place rule); worked out only for a run that needs it.
+        `on_rejected`, if given, sees the run of a candidate that ran and was rejected
+        (what the reduction learns: engine/loop.py).
         """
         if self._best_text is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)
@@ -283,10 +289,12 @@ class CandidateTester:
                 return verdict
             verdict = False
             probe_cancelled = False
+            oracle_rejected = False  # the run itself did not fail the same way (not the frozen probe)
 
             def judge(result: RunResult) -> bool:
-                nonlocal verdict, probe_cancelled
+                nonlocal verdict, probe_cancelled, oracle_rejected
                 verdict = rules.judge.is_interesting(result, text, statements_of)
+                oracle_rejected = not verdict
                 if verdict and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     probe_cancelled, verdict = ran is None, bool(ran)
@@ -295,6 +303,8 @@ class CandidateTester:
             result = self._run_at(path, data, code, rules.timeout, cancel, judge=judge)
         if result.cancelled or probe_cancelled:
             return False  # incomplete: never cached
+        if oracle_rejected and on_rejected is not None:
+            on_rejected(result)
         with self._lock:
             self.counters.candidates_run += 1
             self.counters.runs += 1

@@ -18,7 +18,7 @@ import ast
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Callable
 
@@ -27,6 +27,7 @@ from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
+from autodd_lsp.engine.loop import Kept, Learned, OfferVerdict, Offers, describe_outcome, offered_shadow, syntax_problem
 from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
@@ -43,7 +44,7 @@ from autodd_lsp.engine.events import (
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
-from autodd_lsp.execution import SCRIPT, CancelEvent, RunResult, create_backend
+from autodd_lsp.execution import SCRIPT, CancelEvent, Launch, RunResult, create_backend
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.engine.signature import output_tail
@@ -119,6 +120,10 @@ class Reduction:
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._verify_slots: JobSlots | None = None  # where the final check runs, if not in the job slots
+        # The user in the loop (engine/loop.py): offered texts, and what rejected removals did.
+        self._learned = Learned(self._original_statements)
+        self._rules_ready = threading.Event()
+        self._offers = Offers(self._judge_offer, self._rules_ready)
 
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
@@ -155,6 +160,7 @@ class Reduction:
         try:
             with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original(pool)
+                self._rules_ready.set()
                 if not self.cancelled and self._values_help():
                     recorder = threading.Thread(target=self._record_values, args=(slots,), name="autodd-values", daemon=True)
                     recorder.start()
@@ -171,6 +177,7 @@ class Reduction:
             self._emit(Failed(reason))
             raise UsageError(reason) from None
         finally:
+            self._offers.close()
             backend.close()
             if recorder is not None:
                 self._record_cancel.set()  # not needed any more, if still running
@@ -200,6 +207,29 @@ class Reduction:
     @property
     def cancelled(self) -> bool:
         return self._stopped.is_set()
+
+    def offer(self, text: str) -> Future:
+        """A person's text, judged at once and adopted if it fails the same way (engine/loop.py)."""
+        return self._offers.submit(text)
+
+    def why_kept(self, line: int) -> Kept | None:
+        """After run(): what the run saw without line `line` (1-based) of the result; never runs anything."""
+        return self._learned.why_kept(self._shadow, line)
+
+    def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
+        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/loop.py)."""
+        if self._tester is None or self._tester.rules is None:
+            raise UsageError("the run did not get as far as judging candidates")
+        problem = syntax_problem(text)
+        if problem:
+            return OfferVerdict(False, problem)
+        slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        try:
+            with self._fresh_backend() as fresh:
+                tester = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
+                return self._judged(tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text), cancel)
+        finally:
+            slots.remove()
 
     # -- steps -----------------------------------------------------------------
     def _check_original(self, pool: ThreadPoolExecutor | None = None) -> None:
@@ -366,6 +396,7 @@ class Reduction:
         self._best_size = size_of(text, tree)
         self._shadow = identity_shadow(text)
         self._original_statements = OriginalStatements(text, Source(text, tree).statement_spans)
+        self._learned = Learned(self._original_statements)
 
     def _run_original(self, learn_imports: bool = False) -> RunResult:
         tester = self._tester
@@ -446,9 +477,9 @@ class Reduction:
             return same.without_place()
         return same
 
-    def _frozen_check(self) -> FrozenCheck | None:
-        """Which frozen regions the original runs: a probed copy of it, run once."""
-        source = Source(self.original_text, self._tree)
+    def _frozen_check(self, text: str | None = None) -> FrozenCheck | None:
+        """Which frozen regions the original (or `text`) runs: a probed copy of it, run once."""
+        source = Source(self.original_text, self._tree) if text is None else Source(text)
         ids, probed = FrozenCheck.probe_original(source, frozen_spans(source))
         if probed is None:
             return None
@@ -510,19 +541,79 @@ class Reduction:
     def _reduce(self, pool: ThreadPoolExecutor) -> None:
         passes = registered_passes()
         groups = sorted({p.group for p in passes} - {Group.TIDY})
-        changed = True
-        while changed and not self.cancelled:
-            changed = False
-            for group in groups:
-                members = [p for p in passes if p.group == group]
-                changed |= self._run_group(members, pool)
-        for tidy in (p for p in passes if p.group == Group.TIDY):
-            self._run_pass(tidy, pool)
+        adopted = True
+        while adopted and not self.cancelled:
+            changed = True
+            while changed and not self.cancelled:
+                changed = False
+                for group in groups:
+                    members = [p for p in passes if p.group == group]
+                    changed |= self._run_group(members, pool)
+                    if self._adopt_offer():
+                        changed = True
+                        break  # the cycle starts again from the person's text
+            for tidy in (p for p in passes if p.group == Group.TIDY):
+                self._run_pass(tidy, pool)
+            adopted = self._adopt_offer()
+        self._offers.close()
+
+    def _interrupted(self) -> bool:
+        """Stop the search under way: cancelled, or a person's text waits to be adopted."""
+        return self._stopped.is_set() or self._offers.waiting
+
+    def _judge_offer(self, text: str) -> OfferVerdict:
+        """An offered text, judged by the run's rules (in the offers' thread)."""
+        problem = syntax_problem(text)
+        if problem:
+            return OfferVerdict(False, problem)
+        return self._judged(self._tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
+
+    def _judged(self, tester: CandidateTester, text: str, shadow: str | None,
+                cancel: CancelEvent | None = None) -> OfferVerdict:
+        """Run `text` (until the rate test decides, for an intermittent failure) and judge it by
+        the run's rules; frozen code aside (a person's text sets its own, see engine/loop.py)."""
+        rules = tester.rules
+        statements_of = self._statements_of(lambda: shadow)
+        failure_line = self._original_observation.line.strip() if self._original_observation else ""
+        failures = runs = 0
+        while True:
+            result = tester.run(text, rules.timeout, cancel or CancelEvent())
+            if result.cancelled:
+                return OfferVerdict(False, "the run was stopped")
+            runs += 1
+            if rules.judge.is_interesting(result, text, statements_of):
+                failures += 1
+            elif rules.rate_test is None or (result.timed_out and rules.timeout_rejects):
+                return OfferVerdict(False, describe_outcome(result, failure_line))
+            decision = True if rules.rate_test is None else rules.rate_test.decide(failures, runs)
+            if decision is not None:
+                return OfferVerdict(True, failure_line) if decision else OfferVerdict(False, describe_outcome(result, failure_line))
+
+    def _adopt_offer(self) -> bool:
+        """Go on from a person's text that fails the same way, with its frozen regions as the rule."""
+        if self.cancelled:
+            return False  # a waiting offer is refused by close()
+        taken = self._offers.take()
+        if taken is None:
+            return False
+        text, adopted = taken
+        frozen = frozen_fingerprint(text)
+        self._tester.judge_by(replace(
+            self._tester.rules,
+            well_formed=(lambda candidate: frozen_fingerprint(candidate) == frozen) if frozen else (lambda candidate: True),
+            frozen=self._frozen_check(text) if frozen and self.options.match == "same" else None,
+        ))
+        self._needed.clear()  # what follows depends on the adopted text alone
+        self._needed_share.clear()
+        self._accept(text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
+        adopted()
+        self._emit(Notice("the text you gave fails the same way: the reduction goes on from it"))
+        return True
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
         changed = False
         for reduction_pass in members:
-            if self.cancelled:
+            if self._interrupted():
                 break
             changed |= self._run_pass(reduction_pass, pool)
         return changed
@@ -536,7 +627,7 @@ class Reduction:
         self._emit(PassStarted(reduction_pass.name, self._stats()))
         changed = False
         level = 0
-        while not self.cancelled:
+        while not self._interrupted():
             ctx = self._context(reduction_pass.uses_values)
             source = ctx.source
             edits = reduction_pass.edits(ctx, level)
@@ -581,6 +672,9 @@ class Reduction:
 
         interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
         shadow_base = self._shadow
+        # What rejected removals of statements did (engine/loop.py); their shadows are made for that, not kept.
+        failure_line = self._original_observation.line.strip() if self._original_observation else ""
+        record = self._learned.recorder(shadow_base, failure_line) if reduction_pass.group == Group.STATEMENTS else None
 
         def candidate(indices: list[int]) -> str:
             return render(base, selector.patches(indices))
@@ -613,7 +707,9 @@ class Reduction:
             if regions is not None and len({region_of[i] for i in indices}) == 1:
                 if text == region_text.get(region_of[indices[0]]):
                     return False  # moot on top of the region's own edits (the best is still the base)
-            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)))
+            learn = None if record is None else (
+                lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
+            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -629,19 +725,19 @@ class Reduction:
 
         if regions is None:
             search(
-                strategy, test, pool, self.options.jobs, on_accept, self._stopped.is_set, self._tick,
+                strategy, test, pool, self.options.jobs, on_accept, self._interrupted, self._tick,
                 new_event=self._tester.new_cancel_event, on_discard=self._tester.discarded,
             )
             applied, needed = strategy.applied, strategy.open_or_needed()
         else:  # independent top-level statements: one chain each, then a merge (search/regions.py)
             outcome = search_regions(
                 regions, prior, test, pool, self.options.jobs,
-                self._stopped.is_set, self._tick, self._tester.new_chain, self._tester.discarded, region_accept,
+                self._interrupted, self._tick, self._tester.new_chain, self._tester.discarded, region_accept,
             )
             applied, needed = outcome.applied, outcome.needed
-            if applied:
+            if applied and not self._offers.waiting:  # a person's text waiting replaces it
                 on_accept(applied)
-        if not self.cancelled:
+        if not self._interrupted():
             unapplied = len(edits) - len(applied)
             self._needed_share[reduction_pass.name] = unapplied / len(edits)
             if reduction_pass.remembers_needed:
@@ -686,6 +782,7 @@ class Reduction:
             raise UsageError(f"cannot reach {where}: {reason}") from None
         if self.options.jobs is None:
             self.options = replace(self.options, jobs=count)
+
     def _show_smaller(self, text: str) -> None:
         """Show a smaller text that fails the same way (a region's, before the merge) as the
         newest result, without making it the search's base: the search goes on from the
@@ -725,16 +822,7 @@ class Reduction:
         if self._pytest:  # the test file alone in an empty folder, under plain `python -m pytest`
             slots = self._verify_slots = JobSlots(1, os.path.basename(self.path))
             cwd, launch = os.path.dirname(slots.paths[0]), self._pytest.launch(standalone=True)
-        fresh = create_backend(
-            "subproc",
-            python=self.options.python,
-            cwd=cwd,
-            extra_sys_path=[os.path.dirname(self.path)],
-            output_limit=self.options.output_limit,
-            extra_env=self._extra_env(),
-            launch=launch,
-            gpus=self._gpus,
-        )
+        fresh = self._fresh_backend(cwd, launch)
         try:
             return self._verify_with(fresh, slots)
         finally:
@@ -799,6 +887,20 @@ class Reduction:
     def _extra_env(self) -> dict[str, str]:
         """What candidates' environment gets beyond the user's: the kind's, a test's."""
         return {**KIND_ENV.get(self._spec.kind, {}), **(PYTEST_ENV if self._pytest else {})}
+
+    def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None):
+        """A backend that runs each text in a fresh interpreter, exactly as a user will (by default
+        the way candidates are started now: as a script, or the test under pytest)."""
+        return create_backend(
+            "subproc",
+            python=self.options.python,
+            cwd=cwd or self.options.cwd or os.getcwd(),
+            extra_sys_path=[os.path.dirname(self.path)],
+            output_limit=self.options.output_limit,
+            extra_env=self._extra_env(),
+            launch=launch or self._tester.backend.launch,
+            gpus=self._gpus,
+        )
 
     # -- reporting -------------------------------------------------------------
     def _report_degraded(self) -> None:

@@ -1,6 +1,8 @@
 """Freeze diagnostics and the `autodd/frozenRegions` notification.
 
 Both come from `parse_freeze`, which only reads the text: no user code runs.
+A run's own notes on a document (server/loop.py: an edit that lost the failure,
+a tried line) are published with them, so neither wipes the other.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from autodd_lsp.freeze import FreezeInfo, parse_freeze
+from autodd_lsp.server.loop import RunNotes
 from autodd_lsp.server.positions import to_range
 from autodd_lsp.syntax.lines import split_lines
 
@@ -58,6 +61,8 @@ class DiagnosticsPublisher:
     def __init__(self, server) -> None:
         self.server = server
         self.published: set[str] = set()
+        self.notes = RunNotes()
+        self._last: dict[str, tuple[int | None, list[types.Diagnostic], list[types.Range]]] = {}
 
     def update(self, uri: str) -> None:
         document = self.server.workspace.text_documents.get(uri)
@@ -74,10 +79,24 @@ class DiagnosticsPublisher:
             return
         lines = split_lines(document.source)
         encoding = self.server.position_encoding
-        self.send(uri, document.version, to_diagnostics(info, lines, encoding),
-                  to_region_ranges(info, lines, encoding))
+        self._last[uri] = (document.version, to_diagnostics(info, lines, encoding), to_region_ranges(info, lines, encoding))
+        self.refresh(uri)
+
+    def note(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        """Set a run's notes on `uri` (replacing its earlier ones) and publish."""
+        if not diagnostics and not self.notes.get(uri):
+            return
+        self.notes.set(uri, diagnostics)
+        self.refresh(uri)
+
+    def refresh(self, uri: str) -> None:
+        """Publish the freeze diagnostics last worked out, with the runs' notes."""
+        version, diagnostics, ranges = self._last.get(uri, (None, [], []))
+        self.send(uri, version, diagnostics + self.notes.get(uri), ranges)
 
     def clear(self, uri: str) -> None:
+        self._last.pop(uri, None)
+        self.notes.set(uri, [])
         self.send(uri, None, [], [])
         self.published.discard(uri)
 

@@ -8,7 +8,8 @@ run speaks only through notifications: work-done progress and `autodd/progress`,
 `autodd/notice` for the engine's notices, the failure question
 (`window/showMessageRequest`, when no failure was given), streamed edits of the
 output document, and at the end `autodd/finished` (plus a `window/showMessage`
-for clients that did not bring their own progress token). All the reduction
+for clients that did not bring their own progress token). A person's edit of
+the reproducer beside the source is offered to the engine (server/loop.py). All the reduction
 logic lives in `autodd_lsp.engine`; `sessions.Minimizer` keeps the runs.
 """
 
@@ -46,6 +47,7 @@ from autodd_lsp.engine.signature import (
     suggest_kinds,
 )
 from autodd_lsp.files import atomic_write, beside_output_path
+from autodd_lsp.server.loop import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
     describe_progress,
@@ -77,6 +79,7 @@ class FinishedRun:
     output_path: str
     err_msg: str
     options: ReduceOptions
+    reduction: Reduction | None = None  # what the run learned (hover) and its oracle ("Try without this line")
 
 
 @dataclass
@@ -120,6 +123,7 @@ class MinimizeRun:
         self.stop_reason: str | None = None
         self._original = self._size = self._stats = None
         self._newest_text: str | None = None
+        self._offers_pending = 0  # a person's edits the engine is judging: nothing is streamed meanwhile
         self._output_ready: asyncio.Task | None = None
         self._lock = threading.Lock()
         self._loop = asyncio.get_running_loop()
@@ -273,7 +277,7 @@ class MinimizeRun:
             self._report_progress()
         elif isinstance(event, Accepted):
             self._size, self._stats, self._newest_text = event.size, event.stats, event.text
-            if self.stream is not None:
+            if self.stream is not None and not self._offers_pending:
                 self.stream.push(event.text)
             self._report_progress()
 
@@ -300,6 +304,7 @@ class MinimizeRun:
 
     async def _prepare_output(self) -> None:
         """The original fails as it should: write it beside the source, show it, stream into it."""
+        self.server.publisher.note(self.output_uri, [])  # an earlier run's notes on it are stale
         if not self.options.in_place:
             atomic_write(self.output_path, self.source.text)
             await self._show_output()
@@ -315,8 +320,42 @@ class MinimizeRun:
             client_text,
             resync_on_divergence=not self.options.in_place,
             on_diverged=lambda reason: self.cancel(DOCUMENT_EDITED),
+            on_person_edit=None if self.options.in_place else self._person_edited,
         )
         self.stream.push(self._newest_text or self.source.text)
+
+    # -- the person's edits of the reproducer (server/loop.py) --------------------------
+
+    def _person_edited(self, text: str) -> None:
+        """Offer the person's text to the engine; stream nothing until it is judged."""
+        reduction = self.reduction
+        if reduction is None or self.cancelled:
+            return
+        best = self._newest_text or self.source.text
+        self._offers_pending += 1
+        self.server.publisher.note(self.output_uri, [])
+        future = reduction.offer(text)
+
+        def judged(done) -> None:
+            try:
+                self._loop.call_soon_threadsafe(self._offer_judged, best, text, done.result())
+            except RuntimeError:  # the loop is gone: the server is exiting
+                pass
+
+        future.add_done_callback(judged)
+
+    def _offer_judged(self, best: str, text: str, verdict) -> None:
+        self._offers_pending -= 1
+        if not verdict.interesting:
+            message = lost_message(verdict.outcome)
+            self.server.publisher.note(self.output_uri, [line_diagnostic(
+                best, edited_line(best, text), message, types.DiagnosticSeverity.Warning, self.server.position_encoding,
+            )])
+            self._notice(Notice(message.removeprefix("AutoDD: ")))
+        elif not verdict.adopted:
+            self._notice(Notice("the edit keeps the failure, but the run was ending: its result stands"))
+        if self.stream is not None and not self._offers_pending:
+            self.stream.push(self._newest_text or self.source.text)
 
     async def _show_output(self) -> None:
         window = self.server.client_capabilities.window
@@ -346,7 +385,8 @@ class MinimizeRun:
         if not summary.cancelled:
             spec = options.spec
             self.finished = FinishedRun(
-                summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options
+                summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options,
+                self.reduction,
             )
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
 

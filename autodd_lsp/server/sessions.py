@@ -7,7 +7,8 @@ errors) and otherwise starts a `MinimizeRun` and answers at once with its
 
 It also keeps the last finished run of each document, for `autodd.writeReport`
 and `autodd.writeTest` (the text comes from `autodd_lsp.report`; only the path
-and the writing are the server's).
+and the writing are the server's), and for the reproducer's hover and
+"Try without this line" (server/loop.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import UsageError
+from autodd_lsp.engine.loop import without_line
+from autodd_lsp.execution import CancelEvent
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
     output_tail,
@@ -36,7 +39,9 @@ from autodd_lsp.report import (
     default_test_path,
     regression_test,
 )
+from autodd_lsp.server.loop import line_diagnostic, without_message
 from autodd_lsp.server.minimize import FinishedRun, MinimizeRun, SourceFile
+from autodd_lsp.server.stream import same_text
 from autodd_lsp.server.request import (
     SECTION,
     MinimizeRequest,
@@ -168,6 +173,52 @@ class Minimizer:
         if problem:
             raise RunError(f"cannot write {path}: {problem}")
         return path
+
+    def result_shown(self, uri: str) -> FinishedRun | None:
+        """The finished run whose result the document `uri` shows, unchanged (else None)."""
+        document = self.server.workspace.text_documents.get(uri)
+        if document is None or any(run.output_uri == uri for run in self.runs.values()):
+            return None
+        for run in self.finished.values():
+            if from_fs_path(run.output_path) == uri and run.reduction is not None:
+                return run if same_text(document.source, run.summary.text) else None
+        return None
+
+    async def try_without(self, args: tuple) -> dict:
+        """autodd.tryWithout {uri, line}: the finished result without the statement on that (0-based) line,
+        judged by that run's oracle: {interesting, outcome} (plus a message and a note on the line)."""
+        try:
+            arguments = as_argument(args)
+            uri, line = arguments.get("uri"), arguments.get("line")
+            if not isinstance(line, int) or isinstance(line, bool) or line < 0:
+                raise RunError("line must be a 0-based line number")
+            run = self.result_shown(uri) if isinstance(uri, str) else None
+            if run is None:
+                raise RunError("this document is not the unchanged result of a finished minimization")
+            candidate = without_line(run.summary.text, line + 1)
+            if candidate is None:
+                raise RunError(f"no statement starts on line {line + 1}")
+        except RunError as error:
+            self._show_error(str(error))
+            return {"ok": False, "message": str(error)}
+        cancel = CancelEvent()
+        self.probes.add(cancel)
+        try:
+            verdict = await self.in_thread(lambda: run.reduction.try_text(candidate, cancel))
+        except UsageError as error:
+            self._show_error(str(error))
+            return {"ok": False, "message": str(error)}
+        finally:
+            self.probes.discard(cancel)
+        message = without_message(verdict.outcome, verdict.interesting)
+        self.server.publisher.note(uri, [line_diagnostic(
+            run.summary.text, line, message, types.DiagnosticSeverity.Information, self.server.position_encoding,
+        )])
+        self.server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Info if verdict.interesting else types.MessageType.Warning,
+            message=f"{message} (line {line + 1})",
+        ))
+        return {"ok": True, "interesting": verdict.interesting, "outcome": verdict.outcome}
 
     def cancel(self, args: tuple) -> dict:
         """autodd.cancel [{uri}] or [{runId}]: that run; without either, every run (and probe)."""

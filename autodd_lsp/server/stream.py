@@ -11,7 +11,10 @@ the person next does something), the edit is unversioned (`version: null`), so
 a client that checks versions strictly never sees a stale one. A reported text
 that is neither what we last produced nor one we produced on the way there is
 the person's edit; if it stands for EDIT_GRACE_S, `on_diverged` decides: give
-up (in-place runs) or start again from the client's text.
+up (in-place runs) or start again from the client's text. With `on_person_edit`
+(a run's reproducer beside the source), the person's text is handed to it and
+becomes the target: nothing is sent over it until the run pushes a text again
+(server/loop.py: the edit is offered to the engine first).
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ class Diverged(Exception):
 
 class DocumentStream:
     def __init__(self, server, uri: str, client_text: str, *,
-                 resync_on_divergence: bool, on_diverged: Callable[[str], None], label: str = "AutoDD") -> None:
+                 resync_on_divergence: bool, on_diverged: Callable[[str], None], label: str = "AutoDD",
+                 on_person_edit: Callable[[str], None] | None = None) -> None:
         self.server = server
         self.uri = uri
         self.client_text = client_text  # what the client holds, as far as we know
@@ -54,6 +58,7 @@ class DocumentStream:
         self.resync_on_divergence = resync_on_divergence
         self.on_diverged = on_diverged
         self.label = label
+        self.on_person_edit = on_person_edit
         self.failure: str | None = None  # set when streaming stopped for good
         self.edits_sent = 0
         # Texts our applied edits passed through that the client may still report
@@ -125,6 +130,9 @@ class DocumentStream:
             await self._wake.wait()
             self._wake.clear()
             while self.failure is None and self.target != self.client_text:
+                if self.on_person_edit is not None and self._reported_state() == "theirs":
+                    self._take_person_edit()
+                    break
                 try:
                     applied = await self._send(self.target)
                 except Diverged as error:
@@ -184,12 +192,21 @@ class DocumentStream:
         await asyncio.sleep(EDIT_GRACE_S)
         if self._applying or self.failure is not None or self._reported_state() != "theirs":
             return  # an edit in flight re-checks when it is answered
-        if self.resync_on_divergence:
+        if self.on_person_edit is not None:
+            self._take_person_edit()
+        elif self.resync_on_divergence:
             self.client_text = self.server.workspace.text_documents.get(self.uri).source
             self._unreported.clear()
             self._wake.set()
         else:
             self._diverged("the document was edited")
+
+    def _take_person_edit(self) -> None:
+        """The person's text is what the client holds and, until the run says otherwise, the target."""
+        text = self.server.workspace.text_documents.get(self.uri).source
+        self.client_text = self.target = text
+        self._unreported.clear()
+        self.on_person_edit(text)
 
     def _diverged(self, reason: str) -> None:
         self.failure = reason

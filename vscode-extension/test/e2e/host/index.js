@@ -30,6 +30,7 @@ const SERVER_COMMANDS = [
   'autodd.unfreeze',
   'autodd.writeReport',
   'autodd.writeTest',
+  'autodd.tryWithout',
 ];
 const RESULT_LENSES = ['Open diff', 'Copy bug report', 'Write regression test', 'Run again'];
 
@@ -259,6 +260,57 @@ exports.run = async function run() {
       assert.ok(inlined, `the inlining notice: ${JSON.stringify(notices)}`);
       assert.equal(inlined.level, 'warning');
       assert.equal(inlined.runId, result.runId);
+    });
+
+    // The user in the loop: an edit of the reproducer during a run is offered to the engine.
+    await check('host: an edit of the reproducer that loses the failure is undone with a diagnostic saying why', async () => {
+      const { doc } = await open('loop_slow.py');
+      const outUri = workspaceFile('loop_slow.min.py');
+      const running = vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'slow-sentinel' });
+      const out = await waitFor('a streamed edit of the reproducer', () => {
+        const d = vscode.workspace.textDocuments.find((x) => x.uri.toString() === outUri.toString());
+        return d && !d.getText().includes('junk') && d.getText().includes('x3 = 3\n') ? d : undefined;
+      }, 120000);
+      const line = out.getText().split('\n').indexOf('x3 = 3');
+      const edit = new vscode.WorkspaceEdit();
+      edit.delete(out.uri, new vscode.Range(line, 0, line + 1, 0));
+      assert.equal(await vscode.workspace.applyEdit(edit), true, 'the edit applied');
+      const lost = await waitFor('the "lost the failure" diagnostic', () =>
+        vscode.languages.getDiagnostics(out.uri).find((d) => d.source === 'autodd' && /lost the failure/.test(d.message)), 60000);
+      assert.match(lost.message, /NameError: name 'x3' is not defined/);
+      await waitFor('the best text restored', () => out.getText().includes('x3 = 3\n'), 30000);
+      assert.equal(out.getText().split('\n')[lost.range.start.line], 'x3 = 3', 'the diagnostic is where the edit was');
+      await vscode.commands.executeCommand('autodd-vscode.cancel', doc.uri);
+      const result = await running;
+      assert.equal(result?.status, 'cancelled', JSON.stringify(result));
+      assert.match(fs.readFileSync(outUri.fsPath, 'utf8'), /x3 = 3/);
+    });
+
+    await check('host: hovering a kept line of a finished reproducer says why; "Try without this line" reports the verdict', async () => {
+      const { doc } = await open('loop_kept.py');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'loop-sentinel: too many values' });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      const out = vscode.Uri.parse(result.outputUri);
+      const outDoc = await vscode.workspace.openTextDocument(out);
+      await vscode.window.showTextDocument(outDoc, { preview: false });
+      const line = outDoc.getText().split('\n').findIndex((l) => l.startsWith('data = '));
+      assert.ok(line >= 0, `a data line: ${outDoc.getText()}`);
+      const hover = await waitFor('the hover', async () => {
+        const found = await vscode.commands.executeCommand('vscode.executeHoverProvider', out, new vscode.Position(line, 1));
+        const text = (found ?? []).flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+        return /AutoDD/.test(text) ? text : undefined;
+      }, 15000);
+      assert.match(hover, /NameError: name 'data' is not defined/);
+      const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', out, new vscode.Range(line, 0, line, 0));
+      const tryIt = (actions ?? []).find((a) => a.title === 'AutoDD: Try without this line');
+      assert.ok(tryIt?.command, `the action: ${JSON.stringify((actions ?? []).map((a) => a.title))}`);
+      const verdict = await vscode.commands.executeCommand(tryIt.command.command, ...(tryIt.command.arguments ?? []));
+      assert.equal(verdict?.interesting, false, JSON.stringify(verdict));
+      assert.match(verdict.outcome, /NameError: name 'data' is not defined/);
+      const note = await waitFor('the note on the line', () =>
+        vscode.languages.getDiagnostics(out).find((d) => d.source === 'autodd' && /without this line/.test(d.message)), 10000);
+      assert.equal(note.range.start.line, line);
+      assert.equal(outDoc.getText(), fs.readFileSync(out.fsPath, 'utf8'), 'the reproducer is unchanged');
     });
 
     await check("host: a bad setting gives the server's one-line verdict; the next run clears that error", async () => {
