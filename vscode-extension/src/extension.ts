@@ -28,7 +28,8 @@ let server: AutoddServer | undefined;
 
 export function activate(context: vscode.ExtensionContext): AutoddApi {
   const log = logger();
-  log.info(`AutoDD extension ${context.extension.packageJSON.version} activating`);
+  const { version } = context.extension.packageJSON as { version: string };
+  log.info(`AutoDD extension ${version} activating`);
   const decorations = new FrozenRegionDecorations();
   // The server asks whether a run is in flight; the flow needs the server: set just below.
   let flow: MinimizeFlow | undefined;
@@ -98,22 +99,23 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
       log.info('Restarting the AutoDD language server');
       return srv.restart();
     }),
-    vscode.workspace.onDidChangeConfiguration(async (e) => {
+    vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('autodd.interpreter')) {
         log.info('autodd.interpreter changed: restarting the server');
-        await srv.restart();
+        void srv.restart();
       }
     }),
   );
 
   // The Python extension's selection matters only while autodd.interpreter is empty.
-  void onPythonInterpreterChanged(async () => {
+  const followPythonSelection = async (): Promise<void> => {
     const settings = await readSettings(vscode.workspace.workspaceFolders?.[0]?.uri);
     if (settings.interpreterSource !== 'setting' && settings.interpreter !== srv.currentInterpreter) {
       log.info(`Python environment changed to ${settings.interpreter}: restarting the server`);
       await srv.restart();
     }
-  }).then((d) => d && context.subscriptions.push(d));
+  };
+  void onPythonInterpreterChanged(() => void followPythonSelection()).then((d) => d && context.subscriptions.push(d));
 
   const events = new Map<string, { progress: ProgressParams[]; notices: NoticeParams[] }>();
   const eventsOf = (runId: string) => {

@@ -416,7 +416,7 @@ export class MinimizeFlow implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscriptions.forEach((d) => d.dispose());
+    for (const d of this.subscriptions) d.dispose();
   }
 }
 
