@@ -6,7 +6,8 @@
 # packages the .vsix, installs it into a scratch code-server, and runs
 #   (a) extension-host checks (test/e2e/host/index.js via extensionTestsPath) and
 #   (b) a puppeteer-driven UI flow (test/e2e/driver.mjs),
-# plus the unit tests. Prints PASS/FAIL per check and a final "N passed, M failed";
+# plus the unit tests, the type check (`npm run typecheck`: tsc --noEmit) and the lint
+# (`npm run lint`: eslint). Prints PASS/FAIL per check and a final "N passed, M failed";
 # exits non-zero on any failure. Cleans up every process it started, even on failure.
 #
 # Environment:
@@ -261,6 +262,8 @@ step "setup: seed @vscode/ripgrep's cache with Debian's rg" seed_ripgrep_cache |
 step "setup: npm ci" npm_ci || finish
 step "setup: code-server $CS_VERSION under .e2e/" install_code_server || finish
 unit_tests
+step "check: npm run typecheck (tsc --noEmit)" bash -c "cd '$EXT_DIR' && npm run --silent typecheck"
+step "check: npm run lint (eslint)" bash -c "cd '$EXT_DIR' && npm run --silent lint"
 if [ "$VSIX_FROM" = clean ]; then
   step "build: a clean checkout, npm ci && npm run package (.vsix)" package_clean_checkout || finish
   EXT_UNDER_TEST="$SCRATCH/clean/vscode-extension"

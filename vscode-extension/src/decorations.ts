@@ -49,7 +49,7 @@ export class FrozenRegionDecorations implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscriptions.forEach((d) => d.dispose());
+    for (const d of this.subscriptions) d.dispose();
     this.type.dispose();
   }
 }

@@ -3,8 +3,9 @@
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
+import { errorText } from './format';
 import { disposeLogger, logger } from './log';
-import { Minimizer, MinimizeTarget } from './minimize';
+import { MinimizeFlow, MinimizeTarget } from './minimize';
 import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './protocol';
 import { onPythonInterpreterChanged } from './python';
 import { recordFor, RunResults } from './results';
@@ -27,15 +28,17 @@ let server: AutoddServer | undefined;
 
 export function activate(context: vscode.ExtensionContext): AutoddApi {
   const log = logger();
-  log.info(`AutoDD extension ${context.extension.packageJSON.version} activating`);
+  const { version } = context.extension.packageJSON as { version: string };
+  log.info(`AutoDD extension ${version} activating`);
   const decorations = new FrozenRegionDecorations();
-  let minimizer: Minimizer | undefined;
-  server = new AutoddServer(decorations, context.extensionPath, () => minimizer?.busy ?? false);
+  // The server asks whether a run is in flight; the flow needs the server: set just below.
+  let flow: MinimizeFlow | undefined;
+  server = new AutoddServer(decorations, context.extensionPath, () => flow?.busy ?? false);
   const results = new RunResults();
-  minimizer = new Minimizer(server, results);
-  const runs = minimizer;
+  const runs = new MinimizeFlow(server, results);
+  flow = runs;
   const srv = server;
-  context.subscriptions.push(decorations, srv, results, minimizer);
+  context.subscriptions.push(decorations, srv, results, runs);
 
   const freezeCommand = (serverCommand: string) => async (): Promise<boolean> => {
     const editor = vscode.window.activeTextEditor;
@@ -61,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
       }
       return true;
     } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
+      const text = errorText(err);
       log.error(`${serverCommand} failed: ${text}`);
       void vscode.window.showErrorMessage(`AutoDD: ${text}`);
       return false;
@@ -96,22 +99,23 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
       log.info('Restarting the AutoDD language server');
       return srv.restart();
     }),
-    vscode.workspace.onDidChangeConfiguration(async (e) => {
+    vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('autodd.interpreter')) {
         log.info('autodd.interpreter changed: restarting the server');
-        await srv.restart();
+        void srv.restart();
       }
     }),
   );
 
   // The Python extension's selection matters only while autodd.interpreter is empty.
-  void onPythonInterpreterChanged(async () => {
+  const followPythonSelection = async (): Promise<void> => {
     const settings = await readSettings(vscode.workspace.workspaceFolders?.[0]?.uri);
     if (settings.interpreterSource !== 'setting' && settings.interpreter !== srv.currentInterpreter) {
       log.info(`Python environment changed to ${settings.interpreter}: restarting the server`);
       await srv.restart();
     }
-  }).then((d) => d && context.subscriptions.push(d));
+  };
+  void onPythonInterpreterChanged(() => void followPythonSelection()).then((d) => d && context.subscriptions.push(d));
 
   const events = new Map<string, { progress: ProgressParams[]; notices: NoticeParams[] }>();
   const eventsOf = (runId: string) => {

@@ -173,3 +173,8 @@ export function resultLensTitle(result: MinimizeResult): string {
       return 'AutoDD: the last run failed';
   }
 }
+
+/** The text of a thrown value (an Error's message, anything else as a string). */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -30,7 +30,7 @@ export function checkInterpreter(
         const description = String(stderr).trim();
         let choice: InterpreterCheck['choice'];
         try {
-          choice = JSON.parse(String(stdout).trim().split('\n').pop() ?? '');
+          choice = JSON.parse(String(stdout).trim().split('\n').pop() ?? '') as InterpreterCheck['choice'];
         } catch {
           choice = undefined;
         }
@@ -49,7 +49,7 @@ export function checkInterpreter(
           return resolve({ choice, description, problem: { kind: 'too-old', detail: version } });
         }
         // Python 2 and other odd interpreters fail on the script itself
-        const lastLine = description.split('\n').pop() || String(err);
+        const lastLine = description.split('\n').pop() || `${err.name}: ${err.message}`;
         resolve({ choice, description, problem: { kind: 'broken', detail: lastLine } });
       },
     );

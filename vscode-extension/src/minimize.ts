@@ -1,52 +1,31 @@
-// "Minimize this failure": pick the failure signature, start `autodd.minimize`
-// (it replies at once with a runId), render the run from the server's structured
-// `autodd/progress` in a cancellable notification, and on `autodd/finished`
-// settle the streamed result document, report the size reduction, and keep the
-// run reachable through code lenses on the reproducer (results.ts): Open diff,
-// Copy bug report, Write regression test, Run again.
+// The "Minimize this failure" flow in the editor (`MinimizeFlow`; the server's
+// `Minimizer` is the other end: it runs the reduction). Pick the failure signature
+// (pick.ts), start `autodd.minimize` (it replies at once with a runId), render the
+// run from the server's structured `autodd/progress` in a cancellable
+// notification, and on `autodd/finished` settle the streamed result document
+// (settle.ts), report the size reduction, and keep the run reachable through code
+// lenses on the reproducer (results.ts): Open diff (against a snapshot of the
+// original, snapshots.ts), Copy bug report, Write regression test, Run again.
+// The server's answers are normalized first (replies.ts).
 
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import {
-  describeProgress,
-  formatResultMessage,
-  progressIncrement,
-  SuggestionItem,
-  suggestionItems,
-  suggestionPlaceholder,
-  validateErrMsg,
-} from './format';
+import { describeProgress, errorText, formatResultMessage, progressIncrement } from './format';
 import { logger } from './log';
+import { pickErrMsg } from './pick';
 import {
   ArtifactResult,
   FinishedParams,
   MinimizeArgs,
-  MinimizeReply,
   MinimizeResult,
   ServerCommand,
   SuggestErrMsgResult,
 } from './protocol';
+import { normalizeArtifact, normalizeReply, normalizeSuggestions, suggestionError } from './replies';
 import { RunRecord, RunResults } from './results';
 import { AutoddServer, readRunOptions, readSettings } from './server';
-
-/** Snapshots of the original programs, for "Open diff" (also after an in-place run). */
-export const ORIGINAL_SCHEME = 'autodd-original';
-
-class OriginalSnapshots implements vscode.TextDocumentContentProvider {
-  private readonly texts = new Map<string, string>();
-  private counter = 0;
-
-  add(source: vscode.Uri, text: string): vscode.Uri {
-    const id = String(++this.counter);
-    this.texts.set(id, text);
-    while (this.texts.size > 20) this.texts.delete(this.texts.keys().next().value as string);
-    return source.with({ scheme: ORIGINAL_SCHEME, query: id });
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.query) ?? '';
-  }
-}
+import { settleDocument } from './settle';
+import { OriginalSnapshots } from './snapshots';
 
 interface Run {
   source: vscode.Uri;
@@ -64,12 +43,8 @@ export type MinimizeTarget =
   | { uri: vscode.Uri | string; errMsg?: string; test?: string }
   | undefined;
 
-const EDIT_BUTTON: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('edit'),
-  tooltip: 'Edit this message before using it',
-};
-
-export class Minimizer implements vscode.Disposable {
+/** The runs this window started, from the command to the finished run's actions. */
+export class MinimizeFlow implements vscode.Disposable {
   private readonly runs = new Map<string, Run>();
   private probes = 0;
   private readonly snapshots = new OriginalSnapshots();
@@ -85,7 +60,7 @@ export class Minimizer implements vscode.Disposable {
     private readonly results: RunResults,
   ) {
     this.subscriptions.push(
-      vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, this.snapshots),
+      this.snapshots,
       server.onFinished((params) => {
         const waiter = this.finishedWaiters.get(params.runId);
         if (waiter) waiter(params);
@@ -304,7 +279,7 @@ export class Minimizer implements vscode.Disposable {
   ): Promise<SuggestErrMsgResult | undefined> {
     this.probes++;
     try {
-      const raw = await vscode.window.withProgress(
+      const raw: unknown = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
           title: `AutoDD: running ${basename(uri)} to see how it fails…`,
@@ -317,8 +292,8 @@ export class Minimizer implements vscode.Disposable {
             cancellation,
           ),
       );
-      const error = (raw as { error?: unknown } | null)?.error;
-      if (typeof error === 'string' && error) {
+      const error = suggestionError(raw);
+      if (error) {
         logger().error(`autodd.suggestErrMsg: ${error}`);
         // the server shows the same line to every client: once is enough
         this.server.expectEcho(`AutoDD: ${error}`);
@@ -374,13 +349,7 @@ export class Minimizer implements vscode.Disposable {
 
   /** "Open diff": the original (as it was when the run started) beside the result. */
   async openDiff(record: RunRecord): Promise<void> {
-    if (!record.output) return;
-    await vscode.commands.executeCommand(
-      'vscode.diff',
-      record.original,
-      record.output,
-      `${basename(record.source)} ↔ ${basename(record.output)} (AutoDD)`,
-    );
+    if (record.output) await showDiff(record.original, record.output);
   }
 
   /**
@@ -392,12 +361,14 @@ export class Minimizer implements vscode.Disposable {
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     const command = what === 'report' ? ServerCommand.writeReport : ServerCommand.writeTest;
-    let answer: ArtifactResult;
+    let answer: ArtifactResult | undefined;
     try {
-      answer = (await client.sendRequest(ExecuteCommandRequest.type, {
-        command,
-        arguments: [{ uri: client.code2ProtocolConverter.asUri(record.source) }],
-      })) as ArtifactResult;
+      answer = normalizeArtifact(
+        await client.sendRequest(ExecuteCommandRequest.type, {
+          command,
+          arguments: [{ uri: client.code2ProtocolConverter.asUri(record.source) }],
+        }),
+      );
     } catch (err) {
       this.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
       return undefined;
@@ -437,12 +408,7 @@ export class Minimizer implements vscode.Disposable {
           : this.showError(message.text, ...buttons);
     void shown.then((choice) => {
       if (choice === 'Open diff' && output) {
-        void vscode.commands.executeCommand(
-          'vscode.diff',
-          original,
-          output,
-          `${basename(original)} ↔ ${basename(output)} (AutoDD)`,
-        );
+        void showDiff(original, output);
       } else if (choice === 'Show logs') {
         logger().show();
       }
@@ -450,7 +416,7 @@ export class Minimizer implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscriptions.forEach((d) => d.dispose());
+    for (const d of this.subscriptions) d.dispose();
   }
 }
 
@@ -462,92 +428,9 @@ async function saveFirst(document: vscode.TextDocument): Promise<boolean> {
   return true;
 }
 
-/** Quick pick of the suggestions plus "Type a message…"; an edit button opens an input box. */
-async function pickErrMsg(suggested: SuggestErrMsgResult): Promise<string | undefined> {
-  const items = suggestionItems(suggested.suggestions);
-  const custom = items[items.length - 1];
-  if (items.length === 1) return askErrMsg(custom.value);
-
-  type Item = vscode.QuickPickItem & { item: SuggestionItem };
-  const quickPick = vscode.window.createQuickPick<Item>();
-  quickPick.title = 'AutoDD: the failure to preserve';
-  quickPick.placeholder = suggestionPlaceholder(suggested.returncode, items.length - 1);
-  quickPick.ignoreFocusOut = true;
-  quickPick.matchOnDescription = true;
-  quickPick.items = items.map((item) => ({
-    label: item.label,
-    description: item.description,
-    buttons: item.kind === 'suggestion' ? [EDIT_BUTTON] : [],
-    alwaysShow: item.kind === 'custom',
-    item,
-  }));
-  const choice = await new Promise<{ item: SuggestionItem; edit: boolean } | undefined>((resolve) => {
-    quickPick.onDidAccept(() => {
-      const selected = quickPick.selectedItems[0] ?? quickPick.activeItems[0];
-      resolve(selected ? { item: selected.item, edit: selected.item.kind === 'custom' } : undefined);
-      quickPick.hide();
-    });
-    quickPick.onDidTriggerItemButton((e) => {
-      resolve({ item: e.item.item, edit: true });
-      quickPick.hide();
-    });
-    quickPick.onDidHide(() => resolve(undefined));
-    quickPick.show();
-  });
-  quickPick.dispose();
-  if (!choice) return undefined;
-  return choice.edit ? askErrMsg(choice.item.value) : choice.item.value;
-}
-
-function askErrMsg(initial: string): Promise<string | undefined> {
-  return Promise.resolve(
-    vscode.window.showInputBox({
-      title: 'AutoDD: the failure to preserve',
-      prompt: 'Text that the output of the failing program must contain (e.g. the exception line)',
-      value: initial,
-      ignoreFocusOut: true,
-      validateInput: validateErrMsg,
-    }),
-  ).then((text) => (text === undefined ? undefined : text.trim()));
-}
-
-/**
- * Makes the result document match what the server wrote to disk: its buffer is
- * dirty after the streamed edits, and saving it would raise a "file is newer"
- * conflict, so revert it (the disk has the final text).
- */
-async function settleDocument(uri: vscode.Uri): Promise<void> {
-  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (!document || !document.isDirty) return;
-  // The server writes the file before answering; allow a moment for slow disks.
-  for (let i = 0; i < 20; i++) {
-    try {
-      const disk = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      if (disk === document.getText()) break;
-    } catch {
-      // not there yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const previous = vscode.window.activeTextEditor;
-  const shown = vscode.window.visibleTextEditors.find((e) => e.document === document);
-  try {
-    await vscode.window.showTextDocument(document, {
-      viewColumn: shown?.viewColumn,
-      preserveFocus: false,
-      preview: false,
-    });
-    await vscode.commands.executeCommand('workbench.action.files.revert');
-  } catch (err) {
-    logger().warn(`Could not revert ${uri.fsPath}: ${errorText(err)}`);
-  }
-  if (previous && previous.document !== document) {
-    await vscode.window.showTextDocument(previous.document, {
-      viewColumn: previous.viewColumn,
-      preserveFocus: false,
-      preview: false,
-    });
-  }
+/** The snapshot of the original (named as its source) beside the result. */
+async function showDiff(original: vscode.Uri, output: vscode.Uri): Promise<void> {
+  await vscode.commands.executeCommand('vscode.diff', original, output, `${basename(original)} ↔ ${basename(output)} (AutoDD)`);
 }
 
 function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: string; test?: string } {
@@ -560,33 +443,11 @@ function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: str
   return { uri: vscode.window.activeTextEditor?.document.uri };
 }
 
-function normalizeReply(raw: unknown): MinimizeReply {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  if (r.status === 'started' && typeof r.runId === 'string' && typeof r.outputUri === 'string') {
-    return { status: 'started', runId: r.runId, uri: String(r.uri ?? ''), outputUri: r.outputUri };
-  }
-  const message = typeof r.message === 'string' && r.message ? r.message : `unexpected answer ${JSON.stringify(raw)}`;
-  return { status: 'failed', message };
-}
-
-function normalizeSuggestions(raw: unknown): SuggestErrMsgResult {
-  const r = (raw ?? {}) as Partial<SuggestErrMsgResult>;
-  return {
-    suggestions: Array.isArray(r.suggestions) ? r.suggestions.filter((s) => typeof s === 'string') : [],
-    outputTail: typeof r.outputTail === 'string' ? r.outputTail : '',
-    returncode: typeof r.returncode === 'number' ? r.returncode : null,
-  };
-}
-
 function isCancellation(err: unknown): boolean {
   return (
     err instanceof vscode.CancellationError ||
     (typeof err === 'object' && err !== null && (err as { code?: number }).code === -32800)
   );
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function basename(uri: vscode.Uri): string {

@@ -174,7 +174,7 @@ export class AutoddServer implements vscode.Disposable {
             const result = await next(params, token);
             if (!Array.isArray(result)) return result;
             return Promise.all(
-              result.map(async (value, i) => {
+              result.map(async (value: unknown, i) => {
                 const item = params.items[i];
                 if (item?.section !== 'autodd' || typeof value !== 'object' || value === null) {
                   return value;

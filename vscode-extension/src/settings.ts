@@ -49,7 +49,7 @@ export function runOptions(inspect: (key: string) => InspectedSetting | undefine
     const value = userValue(inspect(key));
     if (value !== undefined && value !== null) out[key] = value;
   }
-  return out as RunOptions;
+  return out;
 }
 
 export interface ResolveContext {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   describeProgress,
+  errorText,
   formatCount,
   formatRate,
   formatReduction,
@@ -183,5 +184,13 @@ describe('resultLensTitle', () => {
     assert.equal(resultLensTitle({ status: 'done', message: '', ...sizes }), 'AutoDD: 212 → 19 lines (1,340 → 180 AST nodes)');
     assert.match(resultLensTitle({ status: 'cancelled', message: '', ...sizes }), /^AutoDD: cancelled, best so far 212 → 19/);
     assert.equal(resultLensTitle({ status: 'failed', message: 'x' }), 'AutoDD: the last run failed');
+  });
+});
+
+describe('errorText', () => {
+  it("is an Error's message, anything else as a string", () => {
+    assert.equal(errorText(new Error('Connection got disposed.')), 'Connection got disposed.');
+    assert.equal(errorText('timed out'), 'timed out');
+    assert.equal(errorText(undefined), 'undefined');
   });
 });

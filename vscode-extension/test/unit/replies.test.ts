@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { normalizeArtifact, normalizeReply, normalizeSuggestions, suggestionError } from '../../src/replies';
+
+describe('normalizeReply', () => {
+  it('keeps a started reply', () => {
+    assert.deepEqual(
+      normalizeReply({ status: 'started', runId: 'r1', uri: 'file:///w/a.py', outputUri: 'file:///w/a.min.py' }),
+      { status: 'started', runId: 'r1', uri: 'file:///w/a.py', outputUri: 'file:///w/a.min.py' },
+    );
+  });
+  it("passes a refusal's message on", () => {
+    assert.deepEqual(normalizeReply({ status: 'failed', message: 'already minimizing this file' }), {
+      status: 'failed',
+      message: 'already minimizing this file',
+    });
+  });
+  it('makes a malformed answer a failure that shows it', () => {
+    assert.deepEqual(normalizeReply({ status: 'started', runId: 7 }), {
+      status: 'failed',
+      message: 'unexpected answer {"status":"started","runId":7}',
+    });
+    assert.deepEqual(normalizeReply(null), { status: 'failed', message: 'unexpected answer null' });
+  });
+});
+
+describe('suggestErrMsg answers', () => {
+  it('recognizes a refusal', () => {
+    assert.equal(suggestionError({ error: 'a.py: no such file' }), 'a.py: no such file');
+    assert.equal(suggestionError({ suggestions: ['ValueError: x'] }), undefined);
+    assert.equal(suggestionError({ error: '' }), undefined);
+    assert.equal(suggestionError(null), undefined);
+  });
+  it('keeps string suggestions only and defaults what is missing', () => {
+    assert.deepEqual(
+      normalizeSuggestions({ suggestions: ['ValueError: x', 3, null, 'ValueError'], outputTail: 'tail', returncode: 1 }),
+      { suggestions: ['ValueError: x', 'ValueError'], outputTail: 'tail', returncode: 1 },
+    );
+    assert.deepEqual(normalizeSuggestions(undefined), { suggestions: [], outputTail: '', returncode: null });
+  });
+});
+
+describe('normalizeArtifact', () => {
+  it('keeps a written file', () => {
+    assert.deepEqual(normalizeArtifact({ ok: true, path: '/w/a.report.md', uri: 'file:///w/a.report.md' }), {
+      ok: true,
+      path: '/w/a.report.md',
+      uri: 'file:///w/a.report.md',
+    });
+  });
+  it("passes a refusal's message on, and a malformed answer as a refusal", () => {
+    assert.deepEqual(normalizeArtifact({ ok: false, message: 'no finished minimization' }), {
+      ok: false,
+      message: 'no finished minimization',
+    });
+    assert.deepEqual(normalizeArtifact({ ok: true, path: '/w/a.md' }), {
+      ok: false,
+      message: 'unexpected answer {"ok":true,"path":"/w/a.md"}',
+    });
+  });
+  it('has no answer for null', () => {
+    assert.equal(normalizeArtifact(null), undefined);
+  });
+});
