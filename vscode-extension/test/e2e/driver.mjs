@@ -364,6 +364,10 @@ async function uiPhase(browser) {
   // ---- a full run, picked from the quick pick, watched while it shrinks
   const source = path.join(UI_WS, 'failing.py');
   const minPath = path.join(UI_WS, 'failing.min.py');
+  // Every run of this copy waits 30 ms (frozen, so it stays): on a quiet machine the whole
+  // reduction otherwise ends in about a second, before the editor can show a middle state.
+  fs.writeFileSync(source, fs.readFileSync(source, 'utf8').replace(
+    'import os\n', 'import os\nimport time\n\ntime.sleep(0.03)  # autodd: freeze\n'));
   const originalLines = lineCount(fs.readFileSync(source, 'utf8'));
   await check('ui: "AutoDD: Minimize this failure" offers the failure in a quick pick', async () => {
     await openFile(page, 'failing.py');
