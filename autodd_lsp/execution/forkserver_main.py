@@ -3,9 +3,10 @@ modules once, then serves one fresh fork per candidate (fork_serve.py, fork_chil
 
 Started by ForkServerBackend as `python /path/to/autodd_lsp/execution/forkserver_main.py FD`
 (FD being the server's end of a Unix socket pair), by the interpreter that runs the
-candidates, with the candidates' environment: its PYTHONPATH is the program's
-`extra_sys_path`, never ours. That interpreter may not have autodd_lsp importable,
-or may import another version of it. So the server's files are standalone:
+candidates, with the candidates' environment (PYTHONPATH: the program's
+`extra_sys_path`, then the user's own; nothing adds the folder autodd_lsp lives in).
+That interpreter may not have autodd_lsp importable, or may import another version
+of it. So the server's files are standalone:
 
   * this entry imports nothing of ours by name. It loads its siblings by file
     location, from this file's own folder, as a private package `_autodd_forkserver`
