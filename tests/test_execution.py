@@ -289,7 +289,7 @@ def test_cancel_during_lazy_warm_up_returns_at_once(dirs):
 
 
 def server_pids(backend: ForkServerBackend) -> list[int]:
-    return [server.proc.pid for server in backend._servers if server is not None]
+    return [server.proc.pid for server in backend._warm.servers if server is not None]
 
 
 def test_concurrent_runs_overlap(backend_name, dirs):
@@ -423,7 +423,7 @@ def test_spare_child_killed_while_waiting_is_replaced(dirs):
 
 
 def test_status_survives_a_candidate_taking_its_report_descriptor(dirs):
-    from autodd_lsp.execution.forkserver_main import HIGH_FD
+    from autodd_lsp.execution.fork_child import HIGH_FD
 
     high = min(HIGH_FD, os.sysconf("SC_OPEN_MAX") - 1)
     taken = write(
@@ -635,3 +635,60 @@ def test_a_module_launch_runs_like_python_dash_m(backend_name, dirs):
     assert seen["name"] == "__main__"
     assert seen["argv"] == [str(dirs["original"] / "probe_main.py"), "--file", path + "::node"]
     assert seen["path0"] == seen["cwd"] == str(dirs["work"])
+
+
+def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(tmp_path):
+    """The entry's standalone constraint (forkserver_main.py's docstring): a copy of the
+    server's four files, run as the client runs them, by an interpreter that cannot
+    import autodd_lsp (`-S`: no site-packages; `-E`: no PYTHONPATH), speaks the protocol
+    and runs a candidate, which finds neither autodd_lsp nor the server's `wire`."""
+    import shutil
+    import socket
+    import subprocess
+
+    from autodd_lsp.execution.fork_servers import SERVER_SCRIPT
+    from autodd_lsp.execution.wire import Channel
+
+    server_dir = tmp_path / "server"
+    server_dir.mkdir()
+    for name in ("forkserver_main.py", "fork_serve.py", "fork_child.py", "wire.py"):
+        shutil.copy(os.path.join(os.path.dirname(SERVER_SCRIPT), name), server_dir / name)
+    candidate = write(
+        tmp_path,
+        "candidate.py",
+        """
+        import importlib.util, sys
+        print(importlib.util.find_spec("autodd_lsp"), importlib.util.find_spec("wire"), "json" in sys.modules)
+        sys.exit(3)
+        """,
+    )
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    diagnostics = tmp_path / "diagnostics"
+    with open(diagnostics, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-E", str(server_dir / "forkserver_main.py"), str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+        )
+    theirs.close()
+    channel = Channel(ours)
+    try:
+        channel.send({"preload": ["json"]})
+        message = channel.receive()
+        while message is not None and "importing" in message:
+            message = channel.receive()
+        assert message is not None, diagnostics.read_text()
+        assert message["ready"] and message["preloaded"] == ["json"] and message["tainted"] is None
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        request = {"path": candidate, "cwd": str(tmp_path), "folder": str(tmp_path), "code": "", "imports": "",
+                   "gpu": "", "module": "", "args": []}
+        channel.send(request, fds=[stdout_w, stderr_w])
+        os.close(stdout_w)
+        os.close(stderr_w)
+        assert "pid" in channel.receive()
+        with os.fdopen(stdout_r, "rb") as stdout, os.fdopen(stderr_r, "rb") as stderr:
+            assert (stdout.read(), stderr.read()) == (b"None None True\n", b"")
+        assert channel.receive()["status"] == 3
+    finally:
+        ours.close()
+        assert proc.wait(10) == 0

@@ -30,7 +30,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from autodd_lsp.engine import Notice, ReduceOptions, Reduction  # noqa: E402
 from autodd_lsp.execution import ray_backend  # noqa: E402
-from autodd_lsp.execution.forkserver import SERVER_SCRIPT  # noqa: E402
+from autodd_lsp.execution.fork_servers import SERVER_SCRIPT  # noqa: E402
 from tests.support import autodd, process_table  # noqa: E402
 
 pytestmark = pytest.mark.ray

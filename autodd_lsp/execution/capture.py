@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from autodd_lsp.execution.base import RunResult
+from autodd_lsp.execution.wire import KILL_SIGNAL, kill_group
 
 try:
     import fcntl
@@ -30,7 +31,6 @@ EOF_GRACE = 0.2  # after the exit, how long stray writers may keep the pipes ope
 PIPE_BATCH = 0.002  # after reading output, how long to let more gather before reading again
 KILL_GRACE = 2.0  # after a kill, how long to wait for the exit status before giving up
 REAP_TIMEOUT = 5.0  # a SIGKILLed process still not gone by then is stuck in the kernel
-KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)
 TRUNCATION_MARK = b"\n...[output truncated]...\n"
 
 
@@ -57,20 +57,6 @@ def make_pipe() -> tuple[int, int]:
         except OSError:
             pass  # over the user's pipe quota: the default size works, only slower
     return read_end, write_end
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL the process group `pgid`; if the group does not exist yet, the process itself."""
-    for kill in (getattr(os, "killpg", None), os.kill):
-        if kill is None:
-            continue
-        try:
-            kill(pgid, KILL_SIGNAL)
-            return
-        except ProcessLookupError:
-            continue
-        except (PermissionError, OSError):
-            return
 
 
 class BoundedOutput:

@@ -25,6 +25,8 @@ from autodd_lsp.execution.capture import (
     make_pipe,
 )
 from autodd_lsp.execution.gpus import gpu_for_run, pinned_env
+from autodd_lsp.execution.wire import open_pidfd
+
 
 class SubprocessBackend(Backend):
     def __init__(self, *args, **kwargs) -> None:
@@ -105,7 +107,7 @@ class PopenWatch:
     def __init__(self, proc: subprocess.Popen) -> None:
         self.proc = proc
         self.ended: float | None = None
-        self.pidfd = _open_pidfd(proc.pid)
+        self.pidfd = open_pidfd(proc.pid)
 
     def fileno(self) -> int | None:
         return self.pidfd
@@ -132,13 +134,6 @@ class PopenWatch:
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
-
-
-def _open_pidfd(pid: int) -> int | None:
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None  # not Linux >= 5.3: the drain loop asks every tick instead
 
 
 def _has_exited(proc: subprocess.Popen) -> bool:
