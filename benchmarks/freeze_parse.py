@@ -17,9 +17,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from autodd_lsp.freeze.chunks import ChunkParser
+
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.freeze import source as freeze_source
-from autodd_lsp.freeze.chunks import ChunkParser
 
 CORPUS = Path(__file__).parent / "corpus" / "plain_python.py"
 LINES = 2000

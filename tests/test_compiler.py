@@ -89,7 +89,7 @@ def test_chunked_code_runs_like_the_file(program, tmp_path):
     path.write_text(text)
     code = CandidateCompiler().compile(text, str(path))
     assert code is not None
-    options = dict(python=sys.executable, cwd=str(tmp_path))
+    options = {"python": sys.executable, "cwd": str(tmp_path)}
     with create_backend("runner", **options) as runner, create_backend("subproc", **options) as fresh:
         chunked = runner.run(str(path), 30, code=code)
         plain = fresh.run(str(path), 30)
@@ -111,7 +111,7 @@ def test_a_change_recompiles_only_its_chunk():
     before = compiler.compile("".join(functions), "/tmp/a.py")
     functions[5] = "def f5():\n    return 'changed'\n"
     after = compiler.compile("".join(functions), "/tmp/a.py")
-    same = [a is b for a, b in zip(before, after)]
+    same = [a is b for a, b in zip(before, after, strict=False)]
     assert same == [i != 5 for i in range(20)]
 
 

@@ -5,7 +5,14 @@ import time
 
 import pytest
 
-from autodd_lsp.engine import Accepted, Notice, NotReproducible, ReduceOptions, Reduction, UsageError
+from autodd_lsp.engine import (
+    Accepted,
+    Notice,
+    NotReproducible,
+    ReduceOptions,
+    Reduction,
+    UsageError,
+)
 from tests.support import run_standalone
 
 BACKENDS = ["runner", "subproc"]

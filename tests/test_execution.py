@@ -38,7 +38,7 @@ def write(folder, name: str, source: str) -> str:
 
 
 def make(name: str, dirs, expect_fork: bool = True, **kwargs):
-    options = dict(python=sys.executable, cwd=str(dirs["work"]), extra_sys_path=[str(dirs["original"])])
+    options = {"python": sys.executable, "cwd": str(dirs["work"]), "extra_sys_path": [str(dirs["original"])]}
     options.update(kwargs)
     backend = create_backend(name, **options)
     if name == "runner" and expect_fork:  # really forking, not quietly falling back

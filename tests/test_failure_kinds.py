@@ -401,7 +401,8 @@ Current thread's C stack trace (most recent call first):
 
 
 def test_a_faulthandler_dump_gives_the_crash_its_place():
-    is_program = lambda file: file == "/run/job0/prog.py"
+    def is_program(file):
+        return file == "/run/job0/prog.py"
     lines = DUMP_311.splitlines()
     (place,) = fault_places(lines, is_program).values()
     # The crashing thread's frames, not another thread's; the runner's own outer frames left out.

@@ -341,7 +341,7 @@ def autodd(*args, env=None):
     """The CLI on a program that imports flakylib (kept: it stands for an installed library)."""
     return subprocess.run(
         [sys.executable, "-m", "autodd_lsp", *map(str, args), "--keep-imports"],
-        capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL, check=False,
     )
 
 

@@ -8,12 +8,12 @@ import sys
 import time
 
 import pytest
+from test_cli import assert_one_line_error, autodd
 
 from autodd_lsp.engine import ReduceOptions, Stats, Summary
 from autodd_lsp.report import bug_report, probe_environment, regression_test
 from autodd_lsp.syntax.metrics import size_of
 from tests.support import leftover_processes
-from test_cli import assert_one_line_error, autodd
 
 MESSAGE = "autodd-sentinel: too many values"
 
@@ -41,7 +41,7 @@ def run_pytest(test_file, cwd):
     basetemp = cwd.parent / f"pytest-{test_file.stem}"
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", str(test_file)],
-        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
     )
 
 

@@ -8,7 +8,14 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from autodd_lsp.engine.candidates import CandidateTester
-from autodd_lsp.search import Chain, ProbDD, regions_of, search, search_chains, search_regions
+from autodd_lsp.search import (
+    Chain,
+    ProbDD,
+    regions_of,
+    search,
+    search_chains,
+    search_regions,
+)
 from autodd_lsp.search.regions import MAX_REGION, MIN_EDITS
 
 
@@ -126,11 +133,11 @@ def test_each_chain_decides_like_its_strategy_alone(jobs, seed):
     accepted = [[] for _ in sizes]
     chains = [
         Chain(ProbDD(size), chain_oracle(needed), on_accept=accepted[number].append)
-        for number, (size, needed) in enumerate(zip(sizes, needs))
+        for number, (size, needed) in enumerate(zip(sizes, needs, strict=False))
     ]
     with ThreadPoolExecutor(jobs + 1) as pool:
         search_chains(chains, pool, jobs, lambda: False)
-    for chain, size, needed, seen in zip(chains, sizes, needs, accepted):
+    for chain, size, needed, seen in zip(chains, sizes, needs, accepted, strict=False):
         assert (sorted(chain.strategy.applied), seen) == sequential_decisions(size, needed)
 
 

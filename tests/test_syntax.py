@@ -5,7 +5,14 @@ import ast
 from autodd_lsp.passes.base import block_guards
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.metrics import count_lines, order_key, size_of
-from autodd_lsp.syntax.patch import Edit, delete, render, replace, replace_with_span, select_patches
+from autodd_lsp.syntax.patch import (
+    Edit,
+    delete,
+    render,
+    replace,
+    replace_with_span,
+    select_patches,
+)
 from autodd_lsp.syntax.source import Source
 
 
@@ -81,7 +88,7 @@ def _pairwise_choice(edits, guards):
         return a.end <= b.start or b.end <= a.start or (a.start <= b.start and b.end <= a.end) or (b.start <= a.start and a.end <= b.end)
 
     nested = all(nest(a, b) for a in guards for b in guards)
-    around = [g for g in guards if any(not nested or g.start <= p.start and p.end <= g.end for p in chosen)]
+    around = [g for g in guards if any(not nested or (g.start <= p.start and p.end <= g.end) for p in chosen)]
     return {id(p) for p in chosen + around}
 
 

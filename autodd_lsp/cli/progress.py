@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import sys
 
-from autodd_lsp.engine import Accepted, Event, Failed, Finished, Notice, PassStarted, Progress, Size, Started, Stats
+from autodd_lsp.engine import (
+    Accepted,
+    Event,
+    Failed,
+    Finished,
+    Notice,
+    PassStarted,
+    Progress,
+    Size,
+    Started,
+    Stats,
+)
 
 
 def status_text(size: Size, original: Size, stats: Stats) -> str:

@@ -33,15 +33,15 @@ import itertools
 import queue
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable
 
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
-from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf

@@ -31,8 +31,8 @@ from autodd_lsp.oracle import (
     RegexOracle,
 )
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
-from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.exit_status import exception_lines
+from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
 from autodd_lsp.oracle.signals import fault_places
 

@@ -7,8 +7,8 @@ import sys
 from dataclasses import dataclass, field
 
 from autodd_lsp.engine.errors import UsageError
-from autodd_lsp.engine.flaky import MAX_REPEAT
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.flaky import MAX_REPEAT
 from autodd_lsp.engine.pytest_target import check_test_id
 from autodd_lsp.execution.gpus import parse_gpus
 

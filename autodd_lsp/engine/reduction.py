@@ -18,16 +18,12 @@ import ast
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Callable
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
-from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
-from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
     Event,
@@ -40,23 +36,47 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
+from autodd_lsp.engine.flaky import (
+    DEFAULT_RUNS,
+    MARGIN,
+    RECORD_TRIES,
+    FailureRate,
+    RateTest,
+)
+from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
+from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.options import ReduceOptions
-from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
+from autodd_lsp.engine.protection import (
+    frozen_fingerprint,
+    frozen_spans,
+    respects_frozen,
+)
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
+from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.execution import SCRIPT, CancelEvent, RunResult, create_backend
 from autodd_lsp.execution.gpus import GpuPool
+from autodd_lsp.execution.recording import record_values
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.engine.signature import output_tail
-from autodd_lsp.inlining import Inlined, freeze_check, inline_conftests, inline_local_modules
+from autodd_lsp.inlining import (
+    Inlined,
+    freeze_check,
+    inline_conftests,
+    inline_local_modules,
+)
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, regions_of, search, search_regions
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
-from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
+from autodd_lsp.syntax.origin import (
+    OriginalStatements,
+    aligned,
+    identity_shadow,
+    line_origins,
+)
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, EditSelector, render
 from autodd_lsp.syntax.source import Source, first_line
-from autodd_lsp.execution.recording import record_values
 from autodd_lsp.values import RecordedValues, ValueLookup
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
@@ -680,7 +700,7 @@ class Reduction:
         address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
         try:
             count = cluster_slots(self.options.ray_address)
-        except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError...
+        except Exception as error:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             reason = " ".join(str(error).split())[:200] or type(error).__name__
             raise UsageError(f"cannot reach {where}: {reason}") from None

@@ -13,8 +13,9 @@ import select
 import signal
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from autodd_lsp.execution.base import RunResult
 

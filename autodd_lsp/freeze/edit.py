@@ -17,10 +17,22 @@ from __future__ import annotations
 import ast
 import re
 
-from autodd_lsp.freeze.comments import END_FREEZE, FREEZE, FREEZE_START, Annotation, annotation_run_end
+from autodd_lsp.freeze.comments import (
+    END_FREEZE,
+    FREEZE,
+    FREEZE_START,
+    Annotation,
+    annotation_run_end,
+)
 from autodd_lsp.freeze.model import FrozenRegion, TextEdit
 from autodd_lsp.freeze.parse import Analysis, analyse
-from autodd_lsp.freeze.source import BOM, ChunkedSource, first_line, is_compound, load_source
+from autodd_lsp.freeze.source import (
+    BOM,
+    ChunkedSource,
+    first_line,
+    is_compound,
+    load_source,
+)
 from autodd_lsp.freeze.structure import line_target, marker_gap, selection_target
 
 LINE_COMMENT = "  # autodd: freeze"

@@ -12,7 +12,14 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from autodd_lsp.freeze.comments import DIRECTIVES, END_FREEZE, FREEZE, FREEZE_START, Annotation, find_annotations
+from autodd_lsp.freeze.comments import (
+    DIRECTIVES,
+    END_FREEZE,
+    FREEZE,
+    FREEZE_START,
+    Annotation,
+    find_annotations,
+)
 from autodd_lsp.freeze.explicit import FREEZE_NAME, explicit_freezes
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem
 from autodd_lsp.freeze.source import ChunkedSource, load_source

@@ -12,12 +12,12 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.freeze.incremental import ChunkParser
+from autodd_lsp.freeze.model import Problem, TextRange
 from autodd_lsp.syntax.chunks import Chunk, split_chunks
 from autodd_lsp.syntax.lines import LINE_BREAK, split_lines
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import first_line
-from autodd_lsp.freeze.model import Problem, TextRange
 
 BOM = "\ufeff"
 
@@ -61,7 +61,7 @@ def load_source(text: str) -> ChunkedSource | Problem:
             parsed = _CHUNKS.parse(rest)
             if isinstance(parsed, Problem):
                 return parsed
-            chunks = chunks[:index] + [rest]
+            chunks = [*chunks[:index], rest]
             break
     return ChunkedSource(text, chunks=chunks, lines=lines)
 

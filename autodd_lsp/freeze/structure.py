@@ -11,7 +11,13 @@ import ast
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from autodd_lsp.freeze.source import ChunkedSource, clause_bodies, first_line, is_compound, touching
+from autodd_lsp.freeze.source import (
+    ChunkedSource,
+    clause_bodies,
+    first_line,
+    is_compound,
+    touching,
+)
 
 
 @dataclass

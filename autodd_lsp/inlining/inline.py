@@ -32,10 +32,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.files import read_python_source
 from autodd_lsp.inlining.scopes import global_name_nodes
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source
+
 
 @dataclass(frozen=True)
 class Inlined:

@@ -26,8 +26,8 @@ saying so once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from autodd_lsp.oracle.failure import Match, matching_lines
 from autodd_lsp.oracle.normalize import normalize_line
@@ -134,7 +134,7 @@ class SameFailure:
             else frozenset()
         )
 
-    def without_place(self) -> "SameFailure":
+    def without_place(self) -> SameFailure:
         twin = object.__new__(SameFailure)
         twin.__dict__.update(self.__dict__, check_place=False)
         return twin

@@ -10,10 +10,10 @@ none makes progress, and tidy once at the end.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
-from typing import Iterator
 
 from autodd_lsp.syntax.patch import Edit, Patch, block_guard
 from autodd_lsp.syntax.source import Source, Span, statement_bodies
@@ -25,7 +25,7 @@ class PassContext:
     source: Source
     frozen: list[Span] = field(default_factory=list)
     original: str = ""  # the user's program as given (what tidy passes compare with)
-    values: "ValueLookup | None" = None  # the original's recorded values (autodd_lsp.values), once known
+    values: ValueLookup | None = None  # the original's recorded values (autodd_lsp.values), once known
 
     def touches_frozen(self, span: Span) -> bool:
         """The character span overlaps a frozen region (tidy passes leave such text alone)."""

@@ -39,9 +39,7 @@ def _inlinable(func: ast.AST) -> bool:
 
 def _call_of(stmt: ast.stmt) -> ast.Call | None:
     value = None
-    if isinstance(stmt, ast.Expr):
-        value = stmt.value
-    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+    if isinstance(stmt, ast.Expr) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         value = stmt.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
         return value
@@ -60,7 +58,7 @@ def _bindings(source: Source, func: ast.FunctionDef, call: ast.Call, indent: str
     if set(keywords) - {p.arg for p in params}:
         return None
     lines = []
-    for i, (param, default) in enumerate(zip(params, defaults)):
+    for i, (param, default) in enumerate(zip(params, defaults, strict=False)):
         value = call.args[i] if i < len(call.args) else keywords.get(param.arg, default)
         if value is None:
             return None

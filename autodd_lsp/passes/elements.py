@@ -5,7 +5,7 @@ list/tuple/set/dict entries, parameters, base classes, imported names,
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
@@ -19,7 +19,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
     elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         yield _spans(source, node.elts)
     elif isinstance(node, ast.Dict):
-        entries = [(k, v) for k, v in zip(node.keys, node.values) if k is not None]
+        entries = [(k, v) for k, v in zip(node.keys, node.values, strict=False) if k is not None]
         if len(entries) == len(node.keys):
             yield sorted((source.span(k)[0], source.span(v)[1]) for k, v in entries)
     elif isinstance(node, ast.ClassDef):
@@ -43,7 +43,7 @@ def parameter_spans(source: Source, args: ast.arguments) -> list[Span]:
     """Each named parameter with its default and annotation (not `*`, `/`, *args, **kwargs)."""
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    pairs = list(zip(positional, defaults, strict=False)) + list(zip(args.kwonlyargs, args.kw_defaults, strict=False))
     spans = []
     for arg, default in pairs:
         start, end = source.span(arg)

@@ -11,11 +11,17 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import Iterator
+from collections.abc import Iterator
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
-from autodd_lsp.passes.base import Group, PassContext, annotations_of, ReductionPass, register
+from autodd_lsp.passes.base import (
+    Group,
+    PassContext,
+    ReductionPass,
+    annotations_of,
+    register,
+)
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source

@@ -42,8 +42,8 @@ import subprocess
 import sys
 import threading
 import tokenize
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, replace, rewrite
@@ -297,7 +297,7 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
         return []
     touched_blank = {line for first, last in ranges for line in range(first, last + 1) if not source.lines[line - 1].strip()}
     found: list[tuple[int, int, str]] = []
-    for line_range, output in zip(ranges, outputs):
+    for line_range, output in zip(ranges, outputs, strict=False):
         region = None if output is None else changed_region(source.lines, output.splitlines(keepends=True))
         if region is None:
             continue
@@ -338,7 +338,7 @@ def _region_patches(
     before, after = _blank_split(source.lines[first:end]), _blank_split(text.splitlines(keepends=True))
     pieces = []
     line = first
-    for old, new in zip(before, after):
+    for old, new in zip(before, after, strict=False):
         if old != new:
             if not old:
                 return None  # a pure insertion at a block's edge: leave the region alone

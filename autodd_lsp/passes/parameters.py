@@ -49,7 +49,7 @@ def _is_method(source: Source, func: ast.AST) -> bool:
     return isinstance(source.parents.get(func), ast.ClassDef)
 
 
-def argument_removal(source: Source, call: ast.Call, name: str, index: int) -> Span | None | bool:
+def argument_removal(source: Source, call: ast.Call, name: str, index: int) -> Span | bool | None:
     """The span to delete at a call site; None if nothing is passed; False if unknowable."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False

@@ -39,8 +39,8 @@ from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.pytest_target import PytestTest
-from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.files import source_encoding
+from autodd_lsp.oracle.signals import signal_name
 
 MIN_TIMEOUT_S = 60.0
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable
 
 from autodd_lsp.search.probdd import ProbDD
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import bisect
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
 from autodd_lsp.search.driver import Chain, TestFn, search_chains
 from autodd_lsp.search.probdd import ProbDD
@@ -106,7 +106,7 @@ def search_regions(
     chains = [
         Chain(strategy, _in_region(test, region), new_event=new_chain(),
               on_accept=_told(on_region_accept, number, region))
-        for number, (region, strategy) in enumerate(zip(regions, strategies))
+        for number, (region, strategy) in enumerate(zip(regions, strategies, strict=False))
     ]
     merge_events = new_chain()
     early = _EarlyMerge(regions, strategies, test, pool, merge_events)
@@ -114,8 +114,8 @@ def search_regions(
         search_chains(chains, pool, jobs, stopped, on_result, on_discard, on_idle=early.start)
     finally:
         early.stop_unless_running_for(_union(regions, strategies) if not stopped() else None, on_discard)
-    found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies)]
-    needed = sorted(region[i] for region, strategy in zip(regions, strategies)
+    found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies, strict=False)]
+    needed = sorted(region[i] for region, strategy in zip(regions, strategies, strict=False)
                     for i in strategy.open_or_needed())
     sets = [applied for applied in found if applied]
     if len(sets) <= 1 or stopped():
@@ -135,7 +135,7 @@ def search_regions(
 
 
 def _union(regions: list[list[int]], strategies: list[ProbDD]) -> list[int]:
-    return sorted(region[i] for region, strategy in zip(regions, strategies) for i in strategy.applied)
+    return sorted(region[i] for region, strategy in zip(regions, strategies, strict=False) for i in strategy.applied)
 
 
 class _EarlyMerge:

@@ -326,7 +326,7 @@ class MinimizeRun:
             await self.server.window_show_document_async(
                 types.ShowDocumentParams(uri=self.output_uri, take_focus=False)
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the client's refusal, whatever its form
             logger.info("showDocument %s: %s", self.output_uri, error)
 
     async def _finish(self, summary: Summary, options: ReduceOptions) -> dict:

@@ -79,7 +79,7 @@ class RunProgress:
             self.token = f"autodd-{uuid.uuid4()}"
             try:
                 await asyncio.wait_for(self.server.work_done_progress.create_async(self.token), 10)
-            except Exception as error:  # the client refused: run without a progress bar
+            except Exception as error:  # noqa: BLE001 - the client refused: run without a progress bar
                 logger.info("no progress bar: %s", error)
                 self.token = None
         if self.token is None:

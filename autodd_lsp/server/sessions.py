@@ -244,7 +244,7 @@ class Minimizer:
         params = types.ConfigurationParams(items=[types.ConfigurationItem(scope_uri=uri, section=SECTION)])
         try:
             values = await asyncio.wait_for(self.server.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the client's refusal, whatever its form
             logger.info("workspace/configuration: %s", error)
             return {}
         first = values[0] if values else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
+
 from autodd_lsp.syntax.parsing import parse
 
 Span = tuple[int, int]  # [start, end) character offsets into Source.text

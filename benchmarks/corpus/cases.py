@@ -6,9 +6,9 @@ because the reference tool execs candidates with __name__ == "builtins".
 """
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 CORPUS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = CORPUS_DIR.parent.parent

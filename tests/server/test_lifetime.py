@@ -19,11 +19,11 @@ def alive(pid: int) -> bool:
 
 
 def test_help_and_version():
-    version = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--version"], capture_output=True, text=True)
+    version = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--version"], capture_output=True, text=True, check=False)
     assert version.returncode == 0 and "autodd-lsp" in version.stdout
-    helped = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--help"], capture_output=True, text=True)
+    helped = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--help"], capture_output=True, text=True, check=False)
     assert helped.returncode == 0 and "--tcp" in helped.stdout
-    bad = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--tcp", "nowhere"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--tcp", "nowhere"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
 
 

@@ -53,7 +53,7 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
     assert result.original.nodes > result.final.nodes
     assert [d.uri for d in client.shown_documents] == [result.outputUri]
     # Work-done progress: created by the server, begin, reports, end.
-    (token, values), = client.progress_reports.items()
+    (_token, values), = client.progress_reports.items()
     assert isinstance(values[0], types.WorkDoneProgressBegin) and values[0].cancellable
     assert isinstance(values[-1], types.WorkDoneProgressEnd)
     assert any(isinstance(v, types.WorkDoneProgressReport) and "nodes" in (v.message or "") for v in values)
@@ -312,7 +312,7 @@ async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_pa
     assert "rule: killed by SIGSEGV" in result.message
     output = tmp_path / "segv.min.py"
     assert "math" not in output.read_text() and client.documents[result.outputUri].text == output.read_text()
-    alone = subprocess.run([sys.executable, str(output)], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    alone = subprocess.run([sys.executable, str(output)], capture_output=True, timeout=30, stdin=subprocess.DEVNULL, check=False)
     assert alone.returncode == -signal.SIGSEGV
 
     # What a probe suggests for it, with the arguments that keep it.

@@ -55,7 +55,7 @@ def test_a_bad_argument_is_named(arguments, words):
 
 
 def test_a_bad_setting_says_it_is_a_setting():
-    with pytest.raises(RunError, match="^setting timeout must be a number"):
+    with pytest.raises(RunError, match=r"^setting timeout must be a number"):
         options({"errMsg": "x"}, {"timeout": "soon"})
 
 

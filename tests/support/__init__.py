@@ -26,7 +26,7 @@ def run_standalone(path: Path, cwd: Path | None = None, timeout: float = 60) -> 
         capture_output=True,
         text=True,
         timeout=timeout,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL, check=False,
     )
     return done.stdout + done.stderr
 
