@@ -8,23 +8,16 @@ import time
 
 import pytest
 
-from tests.support import leftover_processes, run_standalone
+from tests.support import (
+    assert_one_line_error,
+    autodd,
+    leftover_processes,
+    run_standalone,
+)
 
 MESSAGE = "inventory invariant violated"
 
 
-def autodd(*args, cwd=None, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL, check=False,
-    )
-
-
-def assert_one_line_error(done, code, fragment):
-    assert done.returncode == code, done.stderr
-    assert "Traceback" not in done.stderr
-    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
-    assert len(errors) == 1 and fragment in errors[0], done.stderr
 
 
 def test_minimizes_and_writes_output(program, tmp_path):

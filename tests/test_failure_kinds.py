@@ -281,8 +281,7 @@ def test_a_regex_searches_across_lines_as_re_search_does(program):
 
 
 def test_the_emitted_test_fails_while_it_crashes_and_passes_once_fixed(program, tmp_path):
-    from test_cli import autodd
-    from test_report import run_pytest
+    from tests.support import autodd, run_pytest
 
     src = program("segv.py", SEGFAULT)
     test, report = tmp_path / "test_segv.py", tmp_path / "segv.md"

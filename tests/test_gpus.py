@@ -11,11 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_cli import assert_one_line_error, autodd
 
 from autodd_lsp.engine import ReduceOptions, Reduction, UsageError
 from autodd_lsp.execution import create_backend
 from autodd_lsp.execution.gpus import parse_gpus, visible_gpus
+from tests.support import assert_one_line_error, autodd
 
 # The frozen part logs each run: the GPU it sees, and whether another running program held it.
 PINNED = textwrap.dedent(

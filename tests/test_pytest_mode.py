@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli import assert_one_line_error, autodd
+
+from tests.support import assert_one_line_error, autodd
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
 

@@ -26,13 +26,12 @@ os.environ["RAY_TMPDIR"] = RAY_ROOT
 
 ray = pytest.importorskip("ray")
 
-from conftest import _process_table  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
-from test_cli import autodd  # noqa: E402
 
 from autodd_lsp.engine import Notice, ReduceOptions, Reduction  # noqa: E402
 from autodd_lsp.execution import ray_backend  # noqa: E402
 from autodd_lsp.execution.forkserver import SERVER_SCRIPT  # noqa: E402
+from tests.support import _process_table, autodd  # noqa: E402
 
 pytestmark = pytest.mark.ray
 

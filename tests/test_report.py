@@ -8,12 +8,11 @@ import sys
 import time
 
 import pytest
-from test_cli import assert_one_line_error, autodd
 
 from autodd_lsp.engine import ReduceOptions, Stats, Summary
 from autodd_lsp.report import bug_report, probe_environment, regression_test
 from autodd_lsp.syntax.metrics import size_of
-from tests.support import leftover_processes
+from tests.support import assert_one_line_error, autodd, leftover_processes, run_pytest
 
 MESSAGE = "autodd-sentinel: too many values"
 
@@ -34,15 +33,6 @@ print("noise", noise(10), math.sqrt(16))
 check([1, 2, 3, 4])
 '''
 
-
-def run_pytest(test_file, cwd):
-    """The emitted test, run the way a maintainer would: `python -m pytest FILE` in a folder of its own
-    (its tmp_path goes beside that folder)."""
-    basetemp = cwd.parent / f"pytest-{test_file.stem}"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", str(test_file)],
-        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
-    )
 
 
 def section(report: str, heading: str) -> str:

@@ -50,7 +50,8 @@ class ReduceOptions:
     _gpu_problem: str = field(init=False, default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        ids, problem = (), ""
+        ids: tuple[str, ...] = ()
+        problem = ""
         if self.gpus:
             try:
                 ids = tuple(parse_gpus(self.gpus))
@@ -98,7 +99,7 @@ class ReduceOptions:
         if self.gpus and self.backend == "ray":
             raise UsageError("--gpus is for the local backends; with --backend ray each candidate gets one "
                              "of the cluster's GPUs by itself")
-        if self.gpu_ids and self.jobs > len(self.gpu_ids):
+        if self.gpu_ids and self.jobs is not None and self.jobs > len(self.gpu_ids):
             raise UsageError(f"-j {self.jobs} needs {self.jobs} GPUs, --gpus gives {len(self.gpu_ids)} "
                              "(each running candidate has a GPU of its own)")
         if self.ray_address and self.backend != "ray":

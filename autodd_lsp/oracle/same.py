@@ -104,7 +104,11 @@ class Observer:
         self.message = message
         self.is_program = is_program
         self.program_paths = program_paths
-        self._find = find if find is not None else (lambda output, text: matching_lines(output, message, text))
+        if find is None:
+            if message is None:
+                raise ValueError("an Observer needs the message or a find")
+            find = lambda output, text: matching_lines(output, message, text)  # noqa: E731 - one line, bound here
+        self._find = find
         self._places = places
 
     def observations(self, output: str, text: str) -> list[Observation]:
@@ -149,7 +153,7 @@ class SameFailure:
 
     def _same_place(self, place: Place | None, statements_of: StatementsOf | None) -> bool:
         want = self.original.place
-        if place is None or place.library_frame != want.library_frame or place.native_frame != want.native_frame:
+        if place is None or want is None or place.library_frame != want.library_frame or place.native_frame != want.native_frame:
             return False
         if (place.program_line is None) != (want.program_line is None):
             return False

@@ -31,13 +31,16 @@ runs, not what it decides. A region whose set the merge refused is not
 from __future__ import annotations
 
 import bisect
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from autodd_lsp.search.driver import Chain, TestFn, search_chains
 from autodd_lsp.search.probdd import ProbDD
+
+if TYPE_CHECKING:
+    from autodd_lsp.execution.base import Cancel
 
 MIN_EDITS = 4  # fewer edits: one ProbDD (splitting costs a merge and ProbDD's big first tries)
 MAX_REGION = 8  # edits of one region at most (more: cut by position)
@@ -91,8 +94,8 @@ def search_regions(
     jobs: int,
     stopped: Callable[[], bool],
     on_result: Callable[[], None],
-    new_chain: Callable[[], Callable[[], threading.Event]],
-    on_discard: Callable[[list[threading.Event]], None],
+    new_chain: Callable[[], Callable[[], Cancel]],
+    on_discard: Callable[[list[Cancel]], None],
     on_region_accept: Callable[[int, list[int]], None] = lambda region, applied: None,
 ) -> RegionOutcome:
     """Run one ProbDD per region (edit indices, in order) as parallel chains, then merge.
@@ -153,7 +156,7 @@ class _EarlyMerge:
         self._regions, self._strategies, self._test, self._pool = regions, strategies, test, pool
         self._new_event = new_event
         self._tried: set[tuple[int, ...]] = set()
-        self._running: tuple[tuple[int, ...], object, threading.Event] | None = None
+        self._running: tuple[tuple[int, ...], Future[bool], Cancel] | None = None
 
     def start(self, free: int) -> None:
         union = tuple(_union(self._regions, self._strategies))
@@ -190,7 +193,7 @@ def _told(on_region_accept, number: int, region: list[int]) -> Callable[[list[in
 def _in_region(test: TestFn, region: list[int]) -> TestFn:
     """The test of a region's chain: its local indices mapped to the search's edit indices."""
 
-    def region_test(local: list[int], cancel: threading.Event) -> bool:
+    def region_test(local: list[int], cancel: Cancel) -> bool:
         return test([region[i] for i in local], cancel)
 
     return region_test

@@ -7,9 +7,9 @@ import sys
 import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
-from pytest_lsp import LanguageClient
 
 from tests.support import server_harness as h
+from tests.support.server_harness import EditorClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -19,7 +19,7 @@ def whole_document_replacement(edit: types.TextEdit, old_line_count: int) -> boo
     return edit.range.start.line == 0 and edit.range.start.character == 0 and edit.range.end.line >= old_line_count - 1
 
 
-async def wait_for_report(client: LanguageClient, timeout: float = 20.0) -> str:
+async def wait_for_report(client: EditorClient, timeout: float = 20.0) -> str:
     """The token of the first progress that has a report (the run is under way)."""
 
     def reported():
@@ -30,7 +30,7 @@ async def wait_for_report(client: LanguageClient, timeout: float = 20.0) -> str:
     return reported()[0]
 
 
-async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: LanguageClient, tmp_path):
+async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "prog.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
 
@@ -59,7 +59,7 @@ async def test_minimize_streams_edits_that_rebuild_the_file_on_disk(client: Lang
     assert any(isinstance(v, types.WorkDoneProgressReport) and "nodes" in (v.message or "") for v in values)
 
 
-async def test_a_client_that_does_not_report_the_edits_back_gets_unversioned_edits(client: LanguageClient, tmp_path):
+async def test_a_client_that_does_not_report_the_edits_back_gets_unversioned_edits(client: EditorClient, tmp_path):
     """Emacs 28's eglot sends no didChange for the server's edits while Emacs is idle, and refuses a
     TextDocumentEdit whose version is not its own: edits go unversioned, and the buffer still ends as the file."""
     client.report_edits = False
@@ -74,7 +74,7 @@ async def test_a_client_that_does_not_report_the_edits_back_gets_unversioned_edi
     assert "did not show every step" not in result.message
 
 
-async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: LanguageClient, tmp_path):
+async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: EditorClient, tmp_path):
     from tests.support import write_python_without_runner
 
     source = h.write(tmp_path, "slow.py", h.FAILING_PROGRAM)
@@ -90,7 +90,7 @@ async def test_a_runner_that_cannot_start_is_shown_as_a_warning(client: Language
     assert [m for m in client.log_messages if "runner backend is unavailable" in m.message]
 
 
-async def test_minimize_in_place_with_the_clients_progress_token(client: LanguageClient, tmp_path):
+async def test_minimize_in_place_with_the_clients_progress_token(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "inplace.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
     client.progress_reports["mine"] = []
@@ -108,7 +108,7 @@ async def test_minimize_in_place_with_the_clients_progress_token(client: Languag
     assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
 
 
-async def test_repeat_measures_the_failure_rate(client: LanguageClient, tmp_path):
+async def test_repeat_measures_the_failure_rate(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "rate.py", h.FAILING_PROGRAM)
     uri = h.open_document(client, source)
 
@@ -121,7 +121,7 @@ async def test_repeat_measures_the_failure_rate(client: LanguageClient, tmp_path
     assert bad.status == "failed" and "repeat must be 0 (automatic)" in bad.message
 
 
-async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
+async def test_cancel_with_the_progress_bar(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "slow.py", h.slow_program())
     uri = h.open_document(client, source)
     run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
@@ -136,7 +136,7 @@ async def test_cancel_with_the_progress_bar(client: LanguageClient, tmp_path):
     await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
 
 
-async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(client: LanguageClient, tmp_path):
+async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "slow.py", h.slow_program())
     uri = h.open_document(client, source)
 
@@ -164,7 +164,7 @@ async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(clie
     await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
 
 
-async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: LanguageClient, tmp_path):
+async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: EditorClient, tmp_path):
     text = "import os\nx = 1\n# autodd: end-freeze\nraise ValueError('never run')\n"
     uri = h.open_document(client, h.write(tmp_path, "annotated.py", text))
 
@@ -176,7 +176,7 @@ async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: 
     assert not (tmp_path / "annotated.min.py").exists()
 
 
-async def test_cancel_command_and_one_run_per_document(client: LanguageClient, tmp_path):
+async def test_cancel_command_and_one_run_per_document(client: EditorClient, tmp_path):
     slow = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
     fast = h.open_document(client, h.write(tmp_path, "fast.py", h.FAILING_PROGRAM))
     long_run = asyncio.ensure_future(h.minimize(client, {"uri": slow, "errMsg": "slow-sentinel"}))
@@ -196,7 +196,7 @@ async def test_cancel_command_and_one_run_per_document(client: LanguageClient, t
     await h.wait_until(lambda: h.descendants(client._server.pid) == [], timeout=5)
 
 
-async def test_editing_the_document_stops_an_in_place_run(client: LanguageClient, tmp_path):
+async def test_editing_the_document_stops_an_in_place_run(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "edited.py", h.slow_program())
     uri = h.open_document(client, source)
     run = asyncio.ensure_future(
@@ -214,7 +214,7 @@ async def test_editing_the_document_stops_an_in_place_run(client: LanguageClient
     assert source.read_text() == h.slow_program()
 
 
-async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: LanguageClient, tmp_path):
+async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
 
     result = await h.minimize(client, {"uri": uri})
@@ -225,7 +225,7 @@ async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: La
     assert h.SENTINEL in (tmp_path / "ask.min.py").read_text()
 
 
-async def test_dismissing_the_question_cancels(client: LanguageClient, tmp_path):
+async def test_dismissing_the_question_cancels(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "ask.py", h.FAILING_PROGRAM))
     client.message_request_answer = lambda params: None
 
@@ -235,7 +235,7 @@ async def test_dismissing_the_question_cancels(client: LanguageClient, tmp_path)
     assert not (tmp_path / "ask.min.py").exists()
 
 
-async def test_suggest_err_msg(client: LanguageClient, tmp_path):
+async def test_suggest_err_msg(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "fails.py", h.FAILING_PROGRAM))
 
     result = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
@@ -246,7 +246,7 @@ async def test_suggest_err_msg(client: LanguageClient, tmp_path):
     assert "Traceback" in result.outputTail
 
 
-async def test_a_second_run_streams_into_the_result_already_open(client: LanguageClient, tmp_path):
+async def test_a_second_run_streams_into_the_result_already_open(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "again.py", h.FAILING_PROGRAM))
     first = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL})
     assert first.status == "done"
@@ -260,7 +260,7 @@ async def test_a_second_run_streams_into_the_result_already_open(client: Languag
     assert client.documents[uri].text == h.FAILING_PROGRAM
 
 
-async def test_cancel_while_the_question_is_open_and_the_stop_action(client: LanguageClient, tmp_path):
+async def test_cancel_while_the_question_is_open_and_the_stop_action(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "undecided.py", h.FAILING_PROGRAM))
     never = asyncio.Event()
 
@@ -300,7 +300,7 @@ read(0)
 '''
 
 
-async def test_minimize_a_crash_without_a_message(client: LanguageClient, tmp_path):
+async def test_minimize_a_crash_without_a_message(client: EditorClient, tmp_path):
     import signal
     import subprocess
 
@@ -348,7 +348,7 @@ def test_widths(n, width):
 '''
 
 
-async def test_a_failing_test_is_minimized_from_its_code_action(client: LanguageClient, tmp_path):
+async def test_a_failing_test_is_minimized_from_its_code_action(client: EditorClient, tmp_path):
     """The code action on a test function minimizes that test under pytest; the result fails alone."""
     source = h.write(tmp_path, "test_widths.py", TEST_FILE)
     uri = h.open_document(client, source)
