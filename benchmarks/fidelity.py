@@ -269,6 +269,8 @@ def refresh(results: dict, folder: Path, cases_by_name: dict, timeout_of, env: d
         case_result["original"]["failure"] = original
         for tool, record in records.items():
             output = output_of(folder, case.kept_name(tool), record)
+            if output is None:  # kept only the records with an output (above)
+                continue
             record["fidelity"] = tool_fidelity(original, output, case_result["err_msg"], timeout_of(case), env,
                                                case.test)
 

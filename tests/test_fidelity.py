@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from autodd_lsp.engine import Notice, ReduceOptions, Reduction
+from autodd_lsp.engine import Event, Notice, ReduceOptions, Reduction
 from autodd_lsp.execution.record_main import __file__ as RECORDER
 from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
 from autodd_lsp.oracle.normalize import normalize_line
@@ -24,7 +24,7 @@ from tests.support import run_standalone
 
 
 def reduce(path, message, **options):
-    events = []
+    events: list[Event] = []
     options.setdefault("cwd", str(path.parent))
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
     return reduction.run(), events
@@ -258,7 +258,9 @@ def test_origins_follow_text_that_moves():
                      key=lambda p: p.start)
     inlined = render(text, patches)
     assert inlined == "x = compute(1)\n"
-    shadow = aligned(inlined, render(identity_shadow(text), patches))
+    identity = identity_shadow(text)
+    assert identity is not None
+    shadow = aligned(inlined, render(identity, patches))
     origin = statements.of_offsets(line_origins(shadow, 1))
     assert origin & statements.of_line(2)  # `return compute(1)`'s statement
     assert origin & statements.of_line(5)  # and the assignment's

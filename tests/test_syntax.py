@@ -7,6 +7,7 @@ from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.metrics import count_lines, order_key, size_of
 from autodd_lsp.syntax.patch import (
     Edit,
+    Patch,
     delete,
     render,
     replace,
@@ -41,8 +42,9 @@ def test_same_span_edits_only_first_applies():
 def test_block_guard_puts_pass_back_when_block_empties():
     text = "def f():\n    # note\n    x = 1\nf()\n"
     source = Source(text)
-    stmt = source.tree.body[0].body[0]
-    start, end = source.stmt_lines_span(stmt)
+    function = source.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    start, end = source.stmt_lines_span(function.body[0])
     patches = select_patches([Edit((delete(start, end),), "t")], block_guards(source))
     assert render(text, patches) == "def f():\n    pass\nf()\n"
 
@@ -79,7 +81,7 @@ def _pairwise_choice(edits, guards):
     taken; with it come the guards around its patches (all guards if some guards cross)."""
     from autodd_lsp.syntax.patch import _crosses
 
-    chosen = []
+    chosen: list[Patch] = []
     for edit in edits:
         if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
             chosen.extend(edit.patches)

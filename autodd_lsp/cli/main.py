@@ -392,9 +392,12 @@ def _run_interruptibly(reduction: Reduction) -> Summary:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["summary"]
+    error = outcome.get("error")
+    if isinstance(error, BaseException):
+        raise error
+    summary = outcome["summary"]
+    assert isinstance(summary, Summary)
+    return summary
 
 
 def _fail(message: str, code: int) -> int:

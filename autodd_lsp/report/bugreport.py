@@ -327,7 +327,7 @@ def _lines(count: int) -> str:
 def _shows(summary: Summary, spec: FailureSpec, timeout: float) -> str:
     line = summary.final_failure_line or summary.original_failure_line
     if spec.kind == "message":
-        return f"it shows {_inline(line)}." if line else f"it prints {_inline(spec.value)}."
+        return f"it shows {_inline(line)}." if line else f"it prints {_inline(str(spec.value))}."
     return f"it {spec.sentence(timeout)}" + (f", showing {_inline(line)}." if line else ".")
 
 

@@ -180,6 +180,8 @@ def _constants(spec: FailureSpec, signal_number: int | None) -> str:
     if spec.kind == "regex":
         return f"PATTERN = re.compile({spec.value!r})"
     if spec.kind == "crash":
+        if signal_number is None:
+            raise ValueError("a regression test of a crash needs its signal")
         return f"SIGNAL = signal.{signal_name(signal_number)}.value"
     if spec.kind == "exit-code":
         return f"EXIT_STATUS = {spec.value!r}"

@@ -110,7 +110,7 @@ async def apply_freeze(ls: AutoddServer, action: str, args: tuple) -> dict:
         arguments = as_argument(args)
         uri = arguments.get("uri")
         document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
-        if document is None:
+        if document is None or not isinstance(uri, str):
             raise RunError(f"{action}: the document is not open: {uri}")
         selection = CONVERTER.structure(arguments.get("range"), types.Range)
     except RunError as error:

@@ -21,6 +21,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -34,7 +35,9 @@ from autodd_lsp.engine import (
     Progress,
     ReduceOptions,
     Reduction,
+    Size,
     Started,
+    Stats,
     Summary,
     UsageError,
 )
@@ -87,7 +90,13 @@ class SourceFile:
     saved: bool = True  # whether `text` is what the file on disk holds
 
 
-InThread = Callable[[Callable[[], object]], Awaitable[object]]
+T = TypeVar("T")
+
+
+class InThread(Protocol):
+    """Runs a blocking function in a worker thread; awaits its result (`Sessions.in_thread`)."""
+
+    def __call__(self, function: Callable[[], T], /) -> Awaitable[T]: ...
 
 
 class MinimizeRun:
@@ -118,7 +127,9 @@ class MinimizeRun:
         self.reduction: Reduction | None = None
         self.cancel_event = threading.Event()  # stops a probe
         self.stop_reason: str | None = None
-        self._original = self._size = self._stats = None
+        self._original: Size | None = None
+        self._size: Size | None = None
+        self._stats: Stats | None = None
         self._newest_text: str | None = None
         self._output_ready: asyncio.Task | None = None
         self._lock = threading.Lock()
@@ -186,7 +197,7 @@ class MinimizeRun:
             if failure is None:
                 return self._result("cancelled", self.stop_reason or "no failure chosen: nothing was minimized")
         if self.cancelled:
-            return self._result("cancelled", self.stop_reason)
+            return self._result("cancelled", self.stop_reason or "cancelled")
         reduce_options = self.options.with_failure(failure)
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)
@@ -306,7 +317,8 @@ class MinimizeRun:
             # A result of an earlier run may be open: its edits start from what the editor holds.
             shown = self.server.workspace.text_documents.get(self.output_uri)
             self._open_stream(shown.source if shown is not None else self.source.text)
-        self.stream.start()
+        if self.stream is not None:  # opened above, or at the start of an in-place run
+            self.stream.start()
 
     def _open_stream(self, client_text: str) -> None:
         self.stream = DocumentStream(
@@ -346,7 +358,7 @@ class MinimizeRun:
         if not summary.cancelled:
             spec = options.spec
             self.finished = FinishedRun(
-                summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options
+                summary, self.source.path, self.output_path, str(spec.value) if spec.kind == "message" else "", options
             )
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
 
@@ -363,7 +375,7 @@ class MinimizeRun:
 
     def _fail(self, message: str) -> dict:
         if self.cancelled and self.stop_reason != DOCUMENT_EDITED:
-            return self._result("cancelled", self.stop_reason)
+            return self._result("cancelled", self.stop_reason or "cancelled")
         return self._result("failed", message)
 
     @staticmethod

@@ -89,7 +89,11 @@ class RunProgress:
             self.token,
             types.WorkDoneProgressBegin(title=self.title, message=message, cancellable=True, percentage=0),
         )
-        progress.tokens[self.token].add_done_callback(lambda future: future.cancelled() and on_cancel())
+        def cancelled(future: asyncio.Future[object]) -> None:
+            if future.cancelled():
+                on_cancel()
+
+        progress.tokens[self.token].add_done_callback(cancelled)
 
     def report(self, message: str, percentage: int | None = None, fields: dict | None = None) -> None:
         """Show `message` (and send `fields` as autodd/progress); reports closer together than

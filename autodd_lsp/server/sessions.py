@@ -17,7 +17,9 @@ import concurrent.futures
 import logging
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -52,7 +54,8 @@ logger = logging.getLogger(__name__)
 ALREADY_RUNNING = "already minimizing this file"
 NO_FINISHED_RUN = "no finished minimization of this file yet: run AutoDD: Minimize to the end first"
 # command -> (what it writes, the default path beside the source, the text)
-ARTIFACTS = {
+T = TypeVar("T")
+ARTIFACTS: dict[str, tuple[str, Callable[..., str], Callable[..., str]]] = {
     "autodd.writeReport": ("report", default_report_path, bug_report),
     "autodd.writeTest": ("regression test", default_test_path, regression_test),
 }
@@ -206,7 +209,7 @@ class Minimizer:
         self.executor.shutdown(wait=False, cancel_futures=True)
         concurrent.futures.wait(list(self._working), timeout)
 
-    async def in_thread(self, function):
+    async def in_thread(self, function: Callable[[], T]) -> T:
         """Run the blocking `function` in a worker thread that close() waits for."""
         future = self.executor.submit(function)
         self._working.add(future)

@@ -54,6 +54,8 @@ class Case:
         if self.builder is not None:
             return self.builder(folder)
         target = folder / f"{self.name}.py"
+        if self.source is None:
+            raise ValueError(f"case {self.name} has neither a source nor a builder")
         shutil.copyfile(self.source, target)
         return target
 

@@ -40,8 +40,8 @@ async def test_minimize_is_offered_everywhere_with_its_command(client: EditorCli
     (minimize,) = titled(found, "Minimize")
     assert isinstance(minimize, types.CodeAction)
     assert minimize.kind == "refactor.autodd.minimize"  # a kind VS Code's light bulb lists
-    assert minimize.command.command == "autodd.minimize"
-    assert list(minimize.command.arguments) == [{"uri": uri}]
+    assert minimize.command is not None and minimize.command.command == "autodd.minimize"
+    assert list(minimize.command.arguments or []) == [{"uri": uri}]
     assert titled(found, "Freeze") == [] and titled(found, "Unfreeze") == []  # a cursor, no annotation
 
 

@@ -78,4 +78,4 @@ def test_every_engine_option_names_a_field_of_reduce_options():
 def test_annotation_problems_are_placed():
     assert annotation_problem("x = 1  # autodd: freeze\n") is None
     problem = annotation_problem("x = 1\n    # autodd: end-freeze\n")
-    assert problem.startswith("line 2, column 5: ")
+    assert problem is not None and problem.startswith("line 2, column 5: ")
