@@ -106,7 +106,8 @@ def _takes_line_comment(source: ChunkedSource, analysis: Analysis, statements: l
         and first_line(stmt) == stmt.end_lineno
         and not source.line(line).rstrip().endswith("\\")
         and not any(a.line == line for a in analysis.annotations)
-        and line_target(source, line, own_line=False).statements == [stmt]
+        and (target := line_target(source, line, own_line=False)) is not None
+        and target.statements == [stmt]
     )
 
 

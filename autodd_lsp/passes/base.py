@@ -16,7 +16,14 @@ from enum import IntEnum
 from functools import cached_property
 
 from autodd_lsp.syntax.patch import Edit, Patch, block_guard
-from autodd_lsp.syntax.source import Source, Span, statement_bodies
+from autodd_lsp.syntax.source import (
+    LOCATED,
+    Located,
+    Source,
+    Span,
+    last_line,
+    statement_bodies,
+)
 from autodd_lsp.values.recorded import Recorded, ValueLookup
 
 
@@ -31,7 +38,7 @@ class PassContext:
         """The character span overlaps a frozen region (tidy passes leave such text alone)."""
         return any(start < span[1] and span[0] < end for start, end in self.frozen)
 
-    def is_frozen(self, node: ast.AST) -> bool:
+    def is_frozen(self, node: Located) -> bool:
         """The node lies inside a frozen region: it must not change at all."""
         start, end = self.source.span(node)
         return any(fs <= start and end <= fe for fs, fe in self.frozen)
@@ -63,7 +70,7 @@ class PassContext:
 
     def recorded(self, node: ast.AST) -> Recorded | None:
         """What `node` evaluated to in the original's run: its own record, or a parameter's."""
-        if self.values is None or not hasattr(node, "lineno"):
+        if self.values is None or not isinstance(node, LOCATED):
             return None
         found = self.values.expression(self.source.span(node))
         if found is None and isinstance(node, ast.Name):
@@ -177,7 +184,7 @@ def block_guards(source: Source) -> list[Patch]:
             if body[0].lineno == getattr(node, "lineno", 0):
                 continue  # `if x: y` on one line
             start = source.stmt_lines_span(body[0])[0]
-            end = source.line_end(body[-1].end_lineno)
+            end = source.line_end(last_line(body[-1]))
             indent = source.indent_of_line(source.first_line(body[0]))
             guards.append(block_guard(start, end, indent))
     return guards

@@ -235,7 +235,7 @@ class StaleComments:
         if not _ends_nothing(self.line(block.last + 1), block.indent):
             return False
         below_then = self.map.original_line(last + 1)
-        if _is_code(below_then) and _indent(below_then) >= block.indent:
+        if below_then is not None and _is_code(below_then) and _indent(below_then) >= block.indent:
             return True  # glued above a statement that is gone
         if _is_code(self.map.original_line(first - 1)) and _ends_nothing(below_then, block.indent):
             # glued below a statement, ending its block: is that statement still right above?
@@ -256,7 +256,7 @@ class StaleComments:
         if below_then is None or _indent(below_then) < block.indent:
             return False  # it introduced nothing below it
         below = block.last + 1
-        while self.line(below) is not None and not self.line(below).strip():
+        while (text := self.line(below)) is not None and not text.strip():
             below += 1
         now = self.line(below)
         if now is None:

@@ -5,11 +5,11 @@ list/tuple/set/dict entries, parameters, base classes, imported names,
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Located, Source, Span, last_line
 
 
 def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
@@ -35,7 +35,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
         yield parameter_spans(source, node.args)
 
 
-def _spans(source: Source, nodes: list[ast.AST]) -> list[Span]:
+def _spans(source: Source, nodes: Sequence[Located]) -> list[Span]:
     return sorted(source.span(n) for n in nodes if hasattr(n, "lineno"))
 
 
@@ -111,7 +111,7 @@ def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
             continue
         line = decorator.lineno
         if source.lines[line - 1].lstrip().startswith("@") and decorator.end_lineno < node.lineno:
-            start, end = source.line_start(line), source.line_end(decorator.end_lineno)
+            start, end = source.line_start(line), source.line_end(last_line(decorator))
             edits.append(Edit((delete(start, end),), name, weight=end - start))
     return edits
 

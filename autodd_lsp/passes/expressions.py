@@ -49,7 +49,7 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False, sou
                         yield from visit(part.value, False)
             return
         assignable = isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
-        if assignable and not skip:
+        if isinstance(node, ast.expr) and assignable and not skip:
             yield node
         annotations = annotations_of(node)
         for child in ast.iter_child_nodes(node):
@@ -180,7 +180,7 @@ def usable_here(ctx: PassContext, recorded) -> bool:
 def in_quotes(literal: str, quote: str) -> str:
     """`literal` (a `repr`) with its plain strings in the user's quotes, where that changes nothing else."""
     want, other = ('"', "'") if quote == "double" else ("'", '"') if quote == "single" else (None, None)
-    if want is None or other not in literal:
+    if want is None or other is None or other not in literal:
         return literal
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))

@@ -47,7 +47,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, replace, rewrite
-from autodd_lsp.syntax.source import Source, Span, first_line, statement_bodies
+from autodd_lsp.syntax.source import (
+    Source,
+    Span,
+    first_line,
+    last_line,
+    statement_bodies,
+)
 
 FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take; one timeout stops the pass
 MAX_CALLS_IN_PARALLEL = 4
@@ -122,7 +128,7 @@ class LogicalLines:
         self._innermost: dict[int, ast.stmt] = {}
         for stmt in ast.walk(source.tree):
             if isinstance(stmt, ast.stmt):  # ast.walk is breadth first: inner statements come later
-                for line in range(first_line(stmt), stmt.end_lineno + 1):
+                for line in range(first_line(stmt), last_line(stmt) + 1):
                     self._innermost[line] = stmt
 
     def range_of(self, line: int) -> LineRange:
@@ -130,7 +136,7 @@ class LogicalLines:
         stmt = self._innermost.get(line)
         bodies = statement_bodies(stmt) if stmt is not None else []
         if stmt is not None and not bodies:
-            return first_line(stmt), stmt.end_lineno  # any line of a simple statement, strings included
+            return first_line(stmt), last_line(stmt)  # any line of a simple statement, strings included
         if not lines[line - 1].strip():
             first = last = line
             while first > 1 and not lines[first - 2].strip():
