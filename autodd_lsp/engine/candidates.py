@@ -37,12 +37,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import CodeType
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.slots import JobSlots
-from autodd_lsp.execution import Backend, Cancel, CancelEvent, RunResult
+from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.metrics import order_key, value_chars

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import (
@@ -57,7 +58,6 @@ from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.execution import (
     SCRIPT,
     Backend,
-    Cancel,
     CancelEvent,
     RunResult,
     create_backend,

@@ -10,7 +10,6 @@ from autodd_lsp.execution.base import (
     FILE,
     SCRIPT,
     Backend,
-    Cancel,
     CancelEvent,
     Launch,
     RunResult,
@@ -35,4 +34,4 @@ def create_backend(name: str, **kwargs) -> Backend:
     raise ValueError(f"unknown backend {name!r}")
 
 
-__all__ = ["FILE", "SCRIPT", "Backend", "Cancel", "CancelEvent", "Launch", "RunResult", "create_backend"]
+__all__ = ["FILE", "SCRIPT", "Backend", "CancelEvent", "Launch", "RunResult", "create_backend"]

@@ -35,8 +35,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
-from typing import Protocol
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.gpus import GpuPool
 
 FILE = "{file}"  # in Launch.args: the candidate's path
@@ -76,16 +76,6 @@ class RunResult:
     def output(self) -> str:
         """stdout then stderr, decoded leniently; what the oracle searches."""
         return (self.stdout + b"\n" + self.stderr).decode("utf-8", errors="replace")
-
-
-class Cancel(Protocol):
-    """What a run needs of its cancel flag: `threading.Event` is one, so is `CancelEvent`."""
-
-    def is_set(self) -> bool: ...
-
-    def set(self) -> None: ...
-
-    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 class CancelEvent:

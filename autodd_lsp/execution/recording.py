@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from autodd_lsp.execution.base import Cancel, RunResult
+from autodd_lsp.cancel import Cancel
+from autodd_lsp.execution.base import RunResult
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, source_bytes

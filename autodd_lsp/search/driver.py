@@ -21,15 +21,12 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.search.probdd import ProbDD
 
-if TYPE_CHECKING:  # a candidate's cancel flag: only its type; the search runs on any such flag
-    from autodd_lsp.execution.base import Cancel
-
 # test(indices to apply, cancel event) -> interesting?
-TestFn = Callable[[list[int], "Cancel"], bool]
+TestFn = Callable[[list[int], Cancel], bool]
 
 
 @dataclass

@@ -34,13 +34,10 @@ import bisect
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.search.driver import Chain, TestFn, search_chains
 from autodd_lsp.search.probdd import ProbDD
-
-if TYPE_CHECKING:
-    from autodd_lsp.execution.base import Cancel
 
 MIN_EDITS = 4  # fewer edits: one ProbDD (splitting costs a merge and ProbDD's big first tries)
 MAX_REGION = 8  # edits of one region at most (more: cut by position)
