@@ -82,8 +82,8 @@ def observe(output: str, message: str, text: str, program_path: str) -> dict:
     index = last_match_index(lines, message, text)
     frames = frames_of_lines(lines).get(index, ()) if index is not None else ()
     in_program = [_is_program(frame.file, program_path) for frame in frames]
-    library = [frame for frame, inside in zip(frames, in_program) if not inside]
-    program = [frame for frame, inside in zip(frames, in_program) if inside]
+    library = [frame for frame, inside in zip(frames, in_program, strict=False) if not inside]
+    program = [frame for frame, inside in zip(frames, in_program, strict=False) if inside]
     line = lines[index] if index is not None else None
     tree = _parse(text)
     return {
@@ -269,6 +269,8 @@ def refresh(results: dict, folder: Path, cases_by_name: dict, timeout_of, env: d
         case_result["original"]["failure"] = original
         for tool, record in records.items():
             output = output_of(folder, case.kept_name(tool), record)
+            if output is None:  # kept only the records with an output (above)
+                continue
             record["fidelity"] = tool_fidelity(original, output, case_result["err_msg"], timeout_of(case), env,
                                                case.test)
 

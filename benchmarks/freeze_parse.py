@@ -19,7 +19,7 @@ from pathlib import Path
 
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.freeze import source as freeze_source
-from autodd_lsp.freeze.chunks import ChunkParser
+from autodd_lsp.freeze.incremental import ChunkParser
 
 CORPUS = Path(__file__).parent / "corpus" / "plain_python.py"
 LINES = 2000
@@ -31,7 +31,7 @@ def annotated_file(lines: int = LINES) -> str:
     text = "\n".join(copies).split("\n")[:lines]
     one_line = sorted(
         {node.lineno - 1 for node in ast.walk(ast.parse("\n".join(text))) if isinstance(node, ast.stmt)}
-        & {node.end_lineno - 1 for node in ast.walk(ast.parse("\n".join(text))) if isinstance(node, ast.stmt)}
+        & {(node.end_lineno or node.lineno) - 1 for node in ast.walk(ast.parse("\n".join(text))) if isinstance(node, ast.stmt)}
     )
     for number in one_line[::25]:
         text[number] += "  # autodd: freeze"

@@ -61,7 +61,7 @@ def run_copy_alone(
                 text=True,
                 errors="replace",
                 timeout=timeout,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL, check=False,
             ), str(copy)
         except subprocess.TimeoutExpired:
             return None, str(copy)

@@ -173,7 +173,7 @@ def plot_size_over_time(results: dict, path: Path) -> None:
     columns = min(2, len(cases))
     rows = -(-len(cases) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(5.5 * columns, 4 * rows), squeeze=False)
-    for ax, (name, case_result) in zip(axes.flat, cases):
+    for ax, (name, case_result) in zip(axes.flat, cases, strict=False):
         _plot_case(ax, name, case_result)
     for ax in list(axes.flat)[len(cases):]:
         ax.set_visible(False)

@@ -106,7 +106,7 @@ def run_case(case: Case, tools: list, args) -> dict | None:
                                                  case.test)
             result["original"]["failure"] = original
         for tool in tools:
-            if case.flags and not tool.takes_failure_flags or case.test and not tool.takes_test_ids:
+            if (case.flags and not tool.takes_failure_flags) or (case.test and not tool.takes_test_ids):
                 result["tools"][tool.name] = not_applicable(case, tool)
                 continue
             runs = []

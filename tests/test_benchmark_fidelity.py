@@ -187,7 +187,7 @@ def test_the_last_match_skips_echoed_source():
     assert fidelity.last_match_index(lines, "absent", "") is None
 
 
-def results_with(tmp_path: Path, original: dict, tools: dict) -> dict:
+def results_with(tmp_path: Path, original: dict | None, tools: dict) -> dict:
     record = {"status": "ok", "wall_s": 1.0, "candidates": 10, "final": {"lines": 1, "tokens": 3, "nodes": 5},
               "repro": {"reproduces": True, "strict": True, "why": ""}}
     return {

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.slots import JobSlots, PREFIX
+from autodd_lsp.engine.slots import PREFIX, JobSlots
 
 BACKENDS = ["runner", "subproc"]
 
@@ -138,6 +138,6 @@ def test_a_killed_run_leaves_nothing_that_the_next_run_does_not_clean_up(tmp_pat
     first.wait()
     time.sleep(0.5)  # its fork servers die with it (PDEATHSIG)
     assert hidden_files(tmp_path)  # killed: it could not clean up
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert hidden_files(tmp_path) == []

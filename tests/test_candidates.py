@@ -3,8 +3,8 @@
 import sys
 
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
-from autodd_lsp.execution import create_backend
 from autodd_lsp.engine.judge import Judge
+from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
 
 FAILING = "raise ValueError('boom')\n"

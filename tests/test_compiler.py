@@ -89,7 +89,7 @@ def test_chunked_code_runs_like_the_file(program, tmp_path):
     path.write_text(text)
     code = CandidateCompiler().compile(text, str(path))
     assert code is not None
-    options = dict(python=sys.executable, cwd=str(tmp_path))
+    options = {"python": sys.executable, "cwd": str(tmp_path)}
     with create_backend("runner", **options) as runner, create_backend("subproc", **options) as fresh:
         chunked = runner.run(str(path), 30, code=code)
         plain = fresh.run(str(path), 30)
@@ -111,7 +111,8 @@ def test_a_change_recompiles_only_its_chunk():
     before = compiler.compile("".join(functions), "/tmp/a.py")
     functions[5] = "def f5():\n    return 'changed'\n"
     after = compiler.compile("".join(functions), "/tmp/a.py")
-    same = [a is b for a, b in zip(before, after)]
+    assert before is not None and after is not None
+    same = [a is b for a, b in zip(before, after, strict=False)]
     assert same == [i != 5 for i in range(20)]
 
 
@@ -126,6 +127,7 @@ def test_moved_chunks_get_their_new_line_numbers():
     body = "def late():\n    return 1\n"
     compiler.compile("a = 1\n" + body, "/tmp/a.py")
     code = compiler.compile("a = 1\nb = 2\nc = 3\n" + body, "/tmp/a.py")
+    assert code is not None
     late = next(const for const in code[-1].co_consts if hasattr(const, "co_firstlineno"))
     assert (late.co_name, late.co_firstlineno, late.co_filename) == ("late", 4, "/tmp/a.py")
 

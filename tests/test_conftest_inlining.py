@@ -3,11 +3,11 @@
 import subprocess
 import sys
 
-from autodd_lsp.engine.pytest_target import conftest_files, split_source
-from autodd_lsp.engine import UsageError
-from autodd_lsp.inlining import inline_conftests
-
 import pytest
+
+from autodd_lsp.engine import UsageError
+from autodd_lsp.engine.pytest_target import conftest_files, split_source
+from autodd_lsp.inlining import inline_conftests
 
 OUTER = '''\
 import pytest
@@ -74,7 +74,7 @@ def project(tmp_path):
 
 def pytest_passes(path, *options):
     done = subprocess.run([sys.executable, "-m", "pytest", str(path), "-q", "-p", "no:cacheprovider", *options],
-                          capture_output=True, text=True, cwd=path.parent, timeout=120)
+                          capture_output=True, text=True, cwd=path.parent, timeout=120, check=False)
     return done.returncode == 0, done.stdout + done.stderr
 
 

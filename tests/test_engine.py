@@ -5,7 +5,16 @@ import time
 
 import pytest
 
-from autodd_lsp.engine import Accepted, Notice, NotReproducible, ReduceOptions, Reduction, UsageError
+from autodd_lsp.engine import (
+    Accepted,
+    Event,
+    Notice,
+    NotReproducible,
+    ReduceOptions,
+    Reduction,
+    Summary,
+    UsageError,
+)
 from tests.support import run_standalone
 
 BACKENDS = ["runner", "subproc"]
@@ -13,7 +22,7 @@ MESSAGE = "inventory invariant violated"
 
 
 def reduce(path, message, **options):
-    events = []
+    events: list[Event] = []
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, cwd=str(path.parent), **options), events.append)
     return reduction.run(), events
 
@@ -190,9 +199,9 @@ def test_huge_output_is_bounded_and_the_failure_still_found(program):
 
 def test_cancel_returns_quickly_with_the_best_so_far(program, no_leftovers):
     path = program("slow.py", "import time\n" + "".join(f"time.sleep(0.05); v{i} = {i}\n" for i in range(30)) + "raise ValueError('slow failure')\n")
-    events = []
+    events: list[Event] = []
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="slow failure", cwd=str(path.parent)), events.append)
-    outcome = {}
+    outcome: dict[str, Summary] = {}
     worker = threading.Thread(target=lambda: outcome.update(summary=reduction.run()))
     worker.start()
     deadline = time.monotonic() + 60

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from autodd_lsp.execution import CancelEvent, capture, create_backend
+from autodd_lsp.execution import CancelEvent, RunResult, capture, create_backend
 from autodd_lsp.execution.capture import TRUNCATION_MARK
 from autodd_lsp.execution.forkserver import ForkServerBackend
 from autodd_lsp.execution.subproc import SubprocessBackend
@@ -38,10 +38,11 @@ def write(folder, name: str, source: str) -> str:
 
 
 def make(name: str, dirs, expect_fork: bool = True, **kwargs):
-    options = dict(python=sys.executable, cwd=str(dirs["work"]), extra_sys_path=[str(dirs["original"])])
+    options = {"python": sys.executable, "cwd": str(dirs["work"]), "extra_sys_path": [str(dirs["original"])]}
     options.update(kwargs)
     backend = create_backend(name, **options)
     if name == "runner" and expect_fork:  # really forking, not quietly falling back
+        assert isinstance(backend, ForkServerBackend)
         backend.start()
         assert backend.fallback is None, backend.fallback_reason
     return backend
@@ -225,7 +226,7 @@ def test_close_while_running_leaves_no_process(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD)
     backend = make(backend_name, dirs)
     backend.start()
-    box = {}
+    box: dict[str, RunResult] = {}
     runner = threading.Thread(target=lambda: box.update(result=backend.run(path, timeout=30)))
     runner.start()
     time.sleep(0.5)

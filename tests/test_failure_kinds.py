@@ -14,7 +14,13 @@ import time
 
 import pytest
 
-from autodd_lsp.engine import NotReproducible, ReduceOptions, Reduction, UsageError
+from autodd_lsp.engine import (
+    Event,
+    NotReproducible,
+    ReduceOptions,
+    Reduction,
+    UsageError,
+)
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.regex import compile_regex, regex_lines
 from autodd_lsp.oracle.same import Observer
@@ -24,7 +30,7 @@ BACKENDS = ["runner", "subproc"]
 
 
 def reduce(path, failure, **options):
-    events = []
+    events: list[Event] = []
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(failure=failure, cwd=str(path.parent), **options),
                           events.append)
     return reduction.run(), events
@@ -400,7 +406,8 @@ Current thread's C stack trace (most recent call first):
 
 
 def test_a_faulthandler_dump_gives_the_crash_its_place():
-    is_program = lambda file: file == "/run/job0/prog.py"
+    def is_program(file):
+        return file == "/run/job0/prog.py"
     lines = DUMP_311.splitlines()
     (place,) = fault_places(lines, is_program).values()
     # The crashing thread's frames, not another thread's; the runner's own outer frames left out.

@@ -5,23 +5,26 @@ import json
 import subprocess
 import sys
 
-import pytest
-
-from autodd_lsp.engine import Notice, ReduceOptions, Reduction
+from autodd_lsp.engine import Event, Notice, ReduceOptions, Reduction
 from autodd_lsp.execution.record_main import __file__ as RECORDER
 from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
 from autodd_lsp.oracle.normalize import normalize_line
 from autodd_lsp.oracle.same import Observer, SameFailure
 from autodd_lsp.oracle.tracebacks import frames_of_lines
 from autodd_lsp.syntax.metrics import order_key, string_chars
-from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
+from autodd_lsp.syntax.origin import (
+    OriginalStatements,
+    aligned,
+    identity_shadow,
+    line_origins,
+)
 from autodd_lsp.syntax.patch import delete, render, replace_with_span
 from autodd_lsp.syntax.source import Source
 from tests.support import run_standalone
 
 
 def reduce(path, message, **options):
-    events = []
+    events: list[Event] = []
     options.setdefault("cwd", str(path.parent))
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
     return reduction.run(), events
@@ -255,7 +258,9 @@ def test_origins_follow_text_that_moves():
                      key=lambda p: p.start)
     inlined = render(text, patches)
     assert inlined == "x = compute(1)\n"
-    shadow = aligned(inlined, render(identity_shadow(text), patches))
+    identity = identity_shadow(text)
+    assert identity is not None
+    shadow = aligned(inlined, render(identity, patches))
     origin = statements.of_offsets(line_origins(shadow, 1))
     assert origin & statements.of_line(2)  # `return compute(1)`'s statement
     assert origin & statements.of_line(5)  # and the assignment's
@@ -285,7 +290,7 @@ def test_the_recorder_sees_values_kinds_and_parameters(tmp_path):
         "print(f.__doc__, os.path.basename(__file__), __name__)\n"
     )
     out = tmp_path / "values.json"
-    done = subprocess.run([sys.executable, RECORDER, str(program), str(out)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, RECORDER, str(program), str(out)], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout == "doc prog.py __main__\n"  # the program ran as itself
     rows = {tuple(r[:5]): r[5:] for r in json.loads(out.read_text())}
     assert rows[("p", 2, 9, 2, 14)] == ["value", "'x'", False, "'x'"]  # label: one value
@@ -298,7 +303,7 @@ def test_the_recorder_sees_values_kinds_and_parameters(tmp_path):
 def test_the_recorder_keeps_the_programs_traceback(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text("def g(d):\n    return d['k']\n\ng({})\n")
-    done = subprocess.run([sys.executable, RECORDER, str(program), str(tmp_path / "v.json")], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, RECORDER, str(program), str(tmp_path / "v.json")], capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert done.stderr.splitlines()[1] == f'  File "{program}", line 4, in <module>'
     assert done.stderr.splitlines()[-1] == "KeyError: 'k'"

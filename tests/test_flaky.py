@@ -13,10 +13,12 @@ import hashlib
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from autodd_lsp.engine import (
+    Event,
     FailureRate,
     Notice,
     NotReproducible,
@@ -108,7 +110,7 @@ flakylib.maybe_fail(period)
 def flaky(tmp_path, monkeypatch):
     """Write flakylib beside the programs; return a function that starts a fresh set of counters."""
     (tmp_path / "flakylib.py").write_text(FLAKYLIB)
-    made = []
+    made: list[Path] = []
 
     def fresh_counters():
         folder = tmp_path / f"counters{len(made)}"
@@ -122,7 +124,7 @@ def flaky(tmp_path, monkeypatch):
 
 
 def reduce(path, message=MESSAGE, **options):
-    events = []
+    events: list[Event] = []
     options.setdefault("cwd", str(path.parent))
     # flakylib stands for an installed library with a race: inlined, its counting would be reduced too.
     options.setdefault("inline_modules", False)
@@ -184,7 +186,7 @@ def test_the_error_rate_at_half_the_original_rate_is_the_constant():
     undecided = {0: 1.0}  # failures -> probability of being undecided after `runs` runs
     accepted = 0.0
     for runs in range(1, MAX_RUNS + 1):
-        after = {}
+        after: dict[int, float] = {}
         for failures, chance in undecided.items():
             for failed, step in ((1, p), (0, 1 - p)):
                 f = failures + failed
@@ -341,7 +343,7 @@ def autodd(*args, env=None):
     """The CLI on a program that imports flakylib (kept: it stands for an installed library)."""
     return subprocess.run(
         [sys.executable, "-m", "autodd_lsp", *map(str, args), "--keep-imports"],
-        capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL, check=False,
     )
 
 

@@ -5,7 +5,13 @@ import time
 
 import pytest
 
-from autodd_lsp.freeze import TextRange, apply_edits, freeze_edits, parse_freeze, unfreeze_edits
+from autodd_lsp.freeze import (
+    TextRange,
+    apply_edits,
+    freeze_edits,
+    parse_freeze,
+    unfreeze_edits,
+)
 from autodd_lsp.freeze import parse as parse_module
 
 

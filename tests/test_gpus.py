@@ -14,6 +14,7 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction, UsageError
 from autodd_lsp.execution import create_backend
+from autodd_lsp.execution.forkserver import ForkServerBackend
 from autodd_lsp.execution.gpus import parse_gpus, visible_gpus
 from tests.support import assert_one_line_error, autodd
 
@@ -44,7 +45,7 @@ PINNED = textwrap.dedent(
 )
 
 
-def runs_seen(log: Path) -> list[tuple[str, str]]:
+def runs_seen(log: Path) -> list[tuple[str, ...]]:
     """(GPU, alone or SHARED) per run; a run cancelled before it wrote its note is left out."""
     notes = (note.read_text().split() for note in log.glob("run-*"))
     return [tuple(note) for note in notes if note]
@@ -146,11 +147,12 @@ def test_a_preload_that_initializes_cuda_is_left_out(tmp_path):
     path.write_text("import torch\nprint('ran', torch.cuda.is_initialized())\n")
     backend = create_backend("runner", python=sys.executable, cwd=str(folder), extra_sys_path=[str(folder)],
                              preload=["json", "torch"])
+    assert isinstance(backend, ForkServerBackend)
     with backend:
         result = backend.run(str(path), 30)
         assert backend.fallback is None
         assert backend.preloaded == ["json"]
         assert "initializes CUDA" in backend.skipped["torch"]
     assert result.stdout == b"ran True\n"
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, cwd=folder)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, cwd=folder, check=False)
     assert done.stdout == result.stdout

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
 from tests.support import assert_one_line_error, autodd
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
 
 MESSAGE = "tile check failed"
 FAILURE_LINE = "ValueError: tile check failed: block 64 needs 65536 bytes of shared memory (float16)"
@@ -44,7 +45,7 @@ def pytest_alone(test_file: Path, node: str, folder: Path) -> subprocess.Complet
     return subprocess.run(
         [sys.executable, "-m", "pytest", f"{copy.name}::{node}", "--tb=native", "-p", "no:cacheprovider"],
         cwd=folder, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=False,
     )
 
 
@@ -77,7 +78,7 @@ def test_reduces_a_parametrized_test_with_a_conftest_fixture(tmp_path, no_leftov
     own_tmp.mkdir()
     check = subprocess.run([sys.executable, "-m", "pytest", str(regression), "-q", "-p", "no:cacheprovider"],
                            cwd=regression.parent, capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "TMPDIR": str(own_tmp)})
+                           env={**os.environ, "TMPDIR": str(own_tmp)}, check=False)
     assert check.returncode == 1 and "the bug is still there" in check.stdout, check.stdout
 
 

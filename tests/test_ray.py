@@ -14,6 +14,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,18 +29,23 @@ ray = pytest.importorskip("ray")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from autodd_lsp.engine import Notice, ReduceOptions, Reduction  # noqa: E402
+from autodd_lsp.engine import (  # noqa: E402
+    Notice,
+    ReduceOptions,
+    Reduction,
+    Summary,
+)
 from autodd_lsp.execution import ray_backend  # noqa: E402
 from autodd_lsp.execution.fork_servers import SERVER_SCRIPT  # noqa: E402
 from tests.support import autodd, process_table  # noqa: E402
 
 pytestmark = pytest.mark.ray
 
-HEAD = dict(
-    num_cpus=0, node_ip_address="127.0.0.1", include_dashboard=False,
-    _system_config={"health_check_period_ms": 500, "health_check_failure_threshold": 3},
-)
-WORKER = dict(num_cpus=1, node_ip_address="127.0.0.1")
+HEAD: dict[str, Any] = {
+    "num_cpus": 0, "node_ip_address": "127.0.0.1", "include_dashboard": False,
+    "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 3},
+}
+WORKER: dict[str, Any] = {"num_cpus": 1, "node_ip_address": "127.0.0.1"}
 DOOMED = "AUTODD_TEST_DOOMED_NODE"  # set only in the environment of the node a test kills
 
 # A program that needs its folder: a sibling module and a data file found through __file__.
@@ -103,10 +109,16 @@ def make_program(folder: Path, marks: Path | None = None, slow_after: int = 10**
     return source
 
 
-def reduce(source: Path, listener=None, **options) -> tuple[Reduction, object]:
+def reduce(source: Path, listener=None, **options) -> tuple[Reduction, Summary]:
     reduction = Reduction(source.read_text(), str(source),
                           ReduceOptions(err_msg="total overflow", cwd=str(source.parent), **options), listener)
     return reduction, reduction.run()
+
+
+def backend_of(reduction: Reduction) -> ray_backend.RayBackend:
+    backend = reduction._active_tester.backend
+    assert isinstance(backend, ray_backend.RayBackend)
+    return backend
 
 
 def cluster_processes() -> list[str]:
@@ -151,7 +163,7 @@ def test_reduces_on_the_cluster_like_j1(cluster, sequential, tmp_path, no_strays
     assert reduction.options.jobs == 2  # one per CPU of the cluster (the head has none)
     assert summary.verified and not summary.cancelled
     assert summary.text == sequential
-    assert not reduction._tester.backend._shipped  # every node is this machine: run in place
+    assert not backend_of(reduction)._shipped  # every node is this machine: run in place
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []
 
@@ -163,7 +175,7 @@ def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential,
     monkeypatch.setattr(ray_backend, "nodes_share_files", lambda: False)
     source = make_program(tmp_path / "project")
     reduction, summary = reduce(source, backend="ray", ray_address=cluster.address, jobs=2)
-    assert reduction._tester.backend._shipped
+    assert backend_of(reduction)._shipped
     assert summary.verified and summary.text == sequential
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []
@@ -197,7 +209,7 @@ def test_a_node_killed_mid_run_costs_only_its_candidates(cluster, tmp_path, monk
     assert not killer.is_alive()
     assert summary.verified and not summary.cancelled
     assert summary.text == sequential.text
-    assert reduction._tester.backend.reruns >= 1
+    assert backend_of(reduction).reruns >= 1
     assert any("Ray worker(s) died" in notice for notice in notices), notices
     assert wait_until_none_left() == []
 
@@ -208,7 +220,7 @@ def test_cancel_stops_the_cluster_work(cluster, tmp_path, no_strays):
     source = make_program(tmp_path / "project", marks, slow_after=6)  # from the 7th run on, a minute each
     reduction = Reduction(source.read_text(), str(source), ReduceOptions(
         err_msg="total overflow", cwd=str(source.parent), backend="ray", ray_address=cluster.address, jobs=2))
-    outcome = {}
+    outcome: dict[str, Summary] = {}
     worker = threading.Thread(target=lambda: outcome.setdefault("summary", reduction.run()), daemon=True)
     worker.start()
     while len(list(marks.glob("run-*"))) < 8:  # two candidates on the cluster in their minute
@@ -236,7 +248,7 @@ def test_cli_without_ray_is_a_one_line_error(tmp_path):
     source = make_program(tmp_path / "project")
     code = ("import sys; sys.modules['ray'] = None; from autodd_lsp.cli.main import main; "
             f"sys.exit(main([{str(source)!r}, '--err-msg', 'total overflow', '--backend', 'ray']))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert done.stderr.strip() == "autodd: error: --backend ray needs Ray: pip install 'autodd-lsp[ray]'"
 

@@ -7,8 +7,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester
-from autodd_lsp.search import Chain, ProbDD, regions_of, search, search_chains, search_regions
+from autodd_lsp.search import (
+    Chain,
+    ProbDD,
+    regions_of,
+    search,
+    search_chains,
+    search_regions,
+)
 from autodd_lsp.search.regions import MAX_REGION, MIN_EDITS
 
 
@@ -22,7 +30,7 @@ def run_search(size, needed, jobs, log=None, delay=0.0):
         return not (set(indices) & needed)
 
     with ThreadPoolExecutor(jobs) as pool:
-        accepted_states = []
+        accepted_states: list[list[int]] = []
         applied = search(ProbDD(size), test, pool, jobs, accepted_states.append, lambda: False)
     return sorted(applied), accepted_states
 
@@ -65,7 +73,7 @@ def test_stale_work_is_cancelled_after_an_acceptance():
         cancelled.append(cancel.wait(5))  # speculative: should be cancelled, not finish
         return False
 
-    discarded = []
+    discarded: list[list[Cancel]] = []
     with ThreadPoolExecutor(3) as pool:  # 2 jobs: 2 running and 1 prepared
         applied = search(ProbDD(6), test, pool, 2, lambda applied: None, lambda: False, on_discard=discarded.append)
     assert sorted(applied) == list(range(6))
@@ -123,14 +131,14 @@ def test_each_chain_decides_like_its_strategy_alone(jobs, seed):
     rng = random.Random(seed)
     sizes = [rng.randint(1, 25) for _ in range(4)]
     needs = [set(rng.sample(range(size), rng.randint(0, size))) for size in sizes]
-    accepted = [[] for _ in sizes]
+    accepted: list[list[list[int]]] = [[] for _ in sizes]
     chains = [
         Chain(ProbDD(size), chain_oracle(needed), on_accept=accepted[number].append)
-        for number, (size, needed) in enumerate(zip(sizes, needs))
+        for number, (size, needed) in enumerate(zip(sizes, needs, strict=False))
     ]
     with ThreadPoolExecutor(jobs + 1) as pool:
         search_chains(chains, pool, jobs, lambda: False)
-    for chain, size, needed, seen in zip(chains, sizes, needs, accepted):
+    for chain, size, needed, seen in zip(chains, sizes, needs, accepted, strict=False):
         assert (sorted(chain.strategy.applied), seen) == sequential_decisions(size, needed)
 
 
@@ -167,7 +175,7 @@ def test_regions_group_edits_by_the_statement_they_start_in():
 def test_a_big_region_is_cut_by_position_and_keeps_the_search_order():
     edit_starts = [40 - i for i in range(2 * MAX_REGION + 1)]  # the search lists them last place first
     regions = regions_of(edit_starts, [0])
-    assert len(regions) == 3 and all(len(region) <= MAX_REGION for region in regions)
+    assert regions is not None and len(regions) == 3 and all(len(region) <= MAX_REGION for region in regions)
     assert sorted(i for region in regions for i in region) == list(range(len(edit_starts)))
     assert all(region == sorted(region) for region in regions)  # the search's order inside each
     places = [[edit_starts[i] for i in region] for region in regions]
@@ -234,7 +242,7 @@ def test_regions_give_the_same_result_and_tests_at_any_jobs():
 
 
 def test_an_acceptance_cancels_later_candidates_of_its_own_chain_only():
-    tester = CandidateTester(backend=None, slots=None, jobs=1)
+    tester = CandidateTester(backend=None, slots=None, jobs=1)  # type: ignore[arg-type]  # only its cancel flags are used
     one, other = tester.new_chain(), tester.new_chain()
     head, later, elsewhere = one(), one(), other()
     tester._cancel_later_than(head)
@@ -242,7 +250,7 @@ def test_an_acceptance_cancels_later_candidates_of_its_own_chain_only():
 
 
 def test_stale_counts_only_discarded_candidates_whose_run_had_started():
-    tester = CandidateTester(backend=None, slots=None, jobs=1)
+    tester = CandidateTester(backend=None, slots=None, jobs=1)  # type: ignore[arg-type]  # only its cancel flags are used
     chain = tester.new_chain()
     ran, waiting, ran_too = chain(), chain(), chain()
     ran.started = ran_too.started = True

@@ -5,7 +5,15 @@ import ast
 from autodd_lsp.passes.base import block_guards
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.metrics import count_lines, order_key, size_of
-from autodd_lsp.syntax.patch import Edit, delete, render, replace, replace_with_span, select_patches
+from autodd_lsp.syntax.patch import (
+    Edit,
+    Patch,
+    delete,
+    render,
+    replace,
+    replace_with_span,
+    select_patches,
+)
 from autodd_lsp.syntax.source import Source
 
 
@@ -34,8 +42,9 @@ def test_same_span_edits_only_first_applies():
 def test_block_guard_puts_pass_back_when_block_empties():
     text = "def f():\n    # note\n    x = 1\nf()\n"
     source = Source(text)
-    stmt = source.tree.body[0].body[0]
-    start, end = source.stmt_lines_span(stmt)
+    function = source.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    start, end = source.stmt_lines_span(function.body[0])
     patches = select_patches([Edit((delete(start, end),), "t")], block_guards(source))
     assert render(text, patches) == "def f():\n    pass\nf()\n"
 
@@ -72,7 +81,7 @@ def _pairwise_choice(edits, guards):
     taken; with it come the guards around its patches (all guards if some guards cross)."""
     from autodd_lsp.syntax.patch import _crosses
 
-    chosen = []
+    chosen: list[Patch] = []
     for edit in edits:
         if not any(_crosses(p, q) for p in edit.patches for q in chosen + list(guards)):
             chosen.extend(edit.patches)
@@ -81,7 +90,7 @@ def _pairwise_choice(edits, guards):
         return a.end <= b.start or b.end <= a.start or (a.start <= b.start and b.end <= a.end) or (b.start <= a.start and a.end <= b.end)
 
     nested = all(nest(a, b) for a in guards for b in guards)
-    around = [g for g in guards if any(not nested or g.start <= p.start and p.end <= g.end for p in chosen)]
+    around = [g for g in guards if any(not nested or (g.start <= p.start and p.end <= g.end) for p in chosen)]
     return {id(p) for p in chosen + around}
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from autodd_lsp.engine import Accepted, PassStarted, ReduceOptions, Reduction
+from autodd_lsp.engine import Accepted, Event, PassStarted, ReduceOptions, Reduction
 from autodd_lsp.engine.protection import frozen_spans, respects_frozen
 from autodd_lsp.passes import PassContext, registered_passes
 from autodd_lsp.passes import format as format_pass
@@ -266,7 +266,7 @@ def test_finder_finds_the_ruff_of_this_installation():
     import ruff
 
     path = format_pass.find_ruff()
-    assert os.path.isfile(path) and os.access(path, os.X_OK)
+    assert path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
     assert path == ruff.find_ruff_bin()
 
 
@@ -434,7 +434,7 @@ def test_engine_output_has_no_empty_class_parentheses_nor_split_empty_def(tmp_pa
         "\n"
         'count(Counter(), 0, "spare")\n'
     )
-    events = []
+    events: list[Event] = []
     options = ReduceOptions(err_msg="depth 4 reached", cwd=str(tmp_path))
     summary = Reduction(path.read_text(), str(path), options, events.append).run()
     assert summary.verified

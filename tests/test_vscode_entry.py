@@ -38,7 +38,7 @@ def fake_extension(root: Path, bundled_version: str | None) -> Path:
 def check(script: Path) -> tuple[dict, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(Path(autodd_lsp.__file__).resolve().parents[1])  # this checkout's package
-    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr.strip()
 
@@ -70,8 +70,8 @@ def test_the_server_gets_the_bundle_on_sys_path_not_on_pythonpath(tmp_path, no_l
         "entry = importlib.util.module_from_spec(spec); spec.loader.exec_module(entry); "
         "entry.choose(); print(sys.path[0]); print(os.environ.get('PYTHONPATH', ''))"
     )
-    done = subprocess.run([sys.executable, "-c", probe, str(script)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", probe, str(script)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    first, pythonpath = (done.stdout.splitlines() + [""])[:2]
+    first, pythonpath = ([*done.stdout.splitlines(), ""])[:2]
     assert first == str(libs)
     assert str(libs) not in pythonpath

@@ -30,8 +30,8 @@ from autodd_lsp.engine import (
     MATCH_RULES,
     Accepted,
     Event,
-    Progress,
     NotReproducible,
+    Progress,
     ReduceOptions,
     Reduction,
     RunOptions,
@@ -44,9 +44,14 @@ from autodd_lsp.engine.options import option_default, option_help
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
-from autodd_lsp.shell import shell_command
-from autodd_lsp.files import atomic_write, beside_output_path, read_python_source, writable_problem
+from autodd_lsp.files import (
+    atomic_write,
+    beside_output_path,
+    read_python_source,
+    writable_problem,
+)
 from autodd_lsp.report import bug_report, regression_test
+from autodd_lsp.shell import shell_command
 
 EXIT_NOT_REPRODUCIBLE = 1
 EXIT_USAGE = 2
@@ -359,7 +364,7 @@ def _run_interruptibly(reduction: Reduction) -> Summary:
     def work() -> None:
         try:
             outcome["summary"] = reduction.run()
-        except BaseException as error:  # re-raised in the main thread
+        except BaseException as error:  # noqa: BLE001 - re-raised in the main thread
             outcome["error"] = error
         finally:
             finished.set()
@@ -375,9 +380,12 @@ def _run_interruptibly(reduction: Reduction) -> Summary:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["summary"]
+    error = outcome.get("error")
+    if isinstance(error, BaseException):
+        raise error
+    summary = outcome["summary"]
+    assert isinstance(summary, Summary)
+    return summary
 
 
 def _fail(message: str, code: int) -> int:

@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from autodd_lsp.engine import Accepted, Event, Failed, Finished, Notice, PassStarted, Progress, Size, Started, Stats
+from autodd_lsp.engine import (
+    Accepted,
+    Event,
+    Failed,
+    Finished,
+    Notice,
+    PassStarted,
+    Progress,
+    Size,
+    Started,
+    Stats,
+)
+
+if TYPE_CHECKING:
+    from rich.status import Status
 
 
 def status_text(size: Size, original: Size, stats: Stats) -> str:
@@ -29,7 +44,7 @@ class TerminalReporter:
 
             self.console = Console(file=self.stream, highlight=False)
             self.live = self.console.is_terminal
-        self._status = None
+        self._status: Status | None = None
         self._original: Size | None = None
         self._size: Size | None = None
 
@@ -38,8 +53,9 @@ class TerminalReporter:
             self._original = self._size = event.original
             self._log(f"autodd: original: {event.original}; checking that it fails")
             if self.live:
-                self._status = self.console.status("checking the original…")
-                self._status.start()
+                status = self.console.status("checking the original…")
+                status.start()
+                self._status = status
         elif isinstance(event, (PassStarted, Progress, Accepted)):
             if isinstance(event, (Progress, Accepted)):
                 self._size = event.size
@@ -49,7 +65,9 @@ class TerminalReporter:
         elif isinstance(event, (Finished, Failed)):
             self.close()
 
-    def _show(self, event: Event) -> None:
+    def _show(self, event: PassStarted | Progress | Accepted) -> None:
+        if self._size is None or self._original is None:
+            return  # before Started: nothing to compare with
         text = status_text(self._size, self._original, event.stats)
         if self._status is not None:
             self._status.update(text)

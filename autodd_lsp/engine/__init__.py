@@ -35,23 +35,29 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
-from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import BACKENDS, MATCH_RULES, OptionError, ReduceOptions, RunOptions
+from autodd_lsp.engine.flaky import FailureRate
+from autodd_lsp.engine.options import (
+    BACKENDS,
+    MATCH_RULES,
+    OptionError,
+    ReduceOptions,
+    RunOptions,
+)
 from autodd_lsp.engine.pytest_target import split_source
 from autodd_lsp.engine.reduction import Reduction
 
 __all__ = [
-    "Accepted",
     "BACKENDS",
     "MATCH_RULES",
+    "Accepted",
     "Event",
     "Failed",
     "FailureRate",
     "FailureSpec",
     "Finished",
-    "Notice",
     "NotReproducible",
+    "Notice",
     "OptionError",
     "PassStarted",
     "Progress",

@@ -33,15 +33,16 @@ import itertools
 import queue
 import threading
 import weakref
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
-from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
@@ -69,7 +70,7 @@ class RunPermits:
     def __enter__(self) -> None:
         self._tokens.get()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._tokens.put(None)
 
 
@@ -107,7 +108,7 @@ class CandidateTester:
         self.slots = slots
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
-        self.rules = rules
+        self._rules = rules
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
@@ -117,15 +118,27 @@ class CandidateTester:
         self._numbers = itertools.count()
         self._chains = itertools.count(1)  # chain 0: new_cancel_event's default
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
-        self._live: weakref.WeakSet[threading.Event] = weakref.WeakSet()
+        self._live: weakref.WeakSet[Cancel] = weakref.WeakSet()
         self._stopped = False
 
     def judge_by(self, rules: Rules) -> None:
         """From now on, judge candidates by `rules` (once the original's checks are done, and again
         when a person's text is adopted: engine/loop.py); verdicts cached under other rules go."""
         with self._lock:
-            self.rules = rules
+            self._rules = rules
             self._verdicts.clear()
+
+    @property
+    def has_rules(self) -> bool:
+        """Whether `judge_by` has been given rules (candidates can be judged)."""
+        return self._rules is not None
+
+    @property
+    def rules(self) -> Rules:
+        """How candidates are judged; only the original runs before `judge_by`."""
+        if self._rules is None:
+            raise RuntimeError("no rules yet: candidates are judged after judge_by")
+        return self._rules
 
     def new_cancel_event(self, chain: int = 0) -> OrderedCancelEvent:
         """The cancel flag of the next candidate of `chain` (made in proposal order)."""
@@ -141,18 +154,17 @@ class CandidateTester:
             chain = next(self._chains)
         return lambda: self.new_cancel_event(chain)
 
-    def _cancel_later_than(self, event: threading.Event) -> None:
-        order = getattr(event, "order", None)
-        if order is None:
+    def _cancel_later_than(self, event: Cancel) -> None:
+        if not isinstance(event, OrderedCancelEvent):
             return
-        chain = event.chain
+        order, chain = event.order, event.chain
         with self._lock:
             later = [other for other in self._live
                      if getattr(other, "order", -1) > order and getattr(other, "chain", None) == chain]
         for other in later:
             other.set()
 
-    def discarded(self, events) -> None:
+    def discarded(self, events: Iterable[Cancel]) -> None:
         """The search threw these candidates away (an earlier one was accepted): count
         those whose run had started as stale (wasted work, not a verdict)."""
         started = sum(1 for event in events if getattr(event, "started", False))
@@ -175,6 +187,8 @@ class CandidateTester:
         # order_key's first part (code length) decides almost always; the literal sum (a regex
         # over the whole text) breaks ties only, so it is worked out on a tie.
         best = self._best_text
+        if best is None:
+            return True
         if self._best_code_length is None:
             self._best_code_length = len(best) - value_chars(best)
         code_length = len(text) - value_chars(text)
@@ -186,13 +200,13 @@ class CandidateTester:
             self._best_key = order_key(best)
         return order_key(text) < self._best_key
 
-    def run(self, text: str, timeout: float, cancel: threading.Event, learn_imports: bool = False) -> RunResult:
+    def run(self, text: str, timeout: float, cancel: Cancel, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
         with self._compiled_in_slot(text) as (path, code):
             return self._run_at(path, source_bytes(text), code, timeout, cancel, learn_imports)
 
     @contextlib.contextmanager
-    def _compiled_in_slot(self, text: str):
+    def _compiled_in_slot(self, text: str) -> Iterator[tuple[str, tuple[CodeType, ...] | None]]:
         """A free slot's file path, and `text` compiled as that file (None if it does not compile)."""
         path = self.slots.acquire()
         try:
@@ -206,7 +220,7 @@ class CandidateTester:
         data: bytes,
         code: tuple[CodeType, ...] | None,
         timeout: float,
-        cancel,
+        cancel: Cancel,
         learn_imports: bool = False,
         judge: Callable[[RunResult], bool] | None = None,
     ) -> RunResult:
@@ -220,7 +234,7 @@ class CandidateTester:
                 return result
 
     @contextlib.contextmanager
-    def _staged_run(self, path: str, data: bytes, code, cancel):
+    def _staged_run(self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel) -> Iterator[None]:
         """`data` written at `path` and staged; `cancel` among the live candidates meanwhile."""
         with self._lock:
             if self._stopped:
@@ -234,24 +248,26 @@ class CandidateTester:
             with self._lock:
                 self._live.discard(cancel)
 
-    def run_probed(self, path: str, text: str, cancel) -> RunResult | None:
+    def run_probed(self, path: str, text: str, cancel: Cancel) -> RunResult | None:
         """Run `text` with its frozen regions probed, in the slot at `path` (whose run permit the caller holds)."""
-        probed = self.rules.frozen.probe(text)
+        frozen = self.rules.frozen
+        probed = None if frozen is None else frozen.probe(text)
         code = None if probed is None else self._compiler.compile(probed, path)
-        if code is None:
+        if probed is None or code is None:
             return None
         overwrite(path, source_bytes(probed))
         self.backend.stage(path, code)
         return self.slots.unmasked(self.backend.run(path, self.rules.timeout, cancel, code=code))
 
-    def _frozen_ran(self, path: str, text: str, cancel) -> bool | None:
+    def _frozen_ran(self, path: str, text: str, cancel: Cancel) -> bool | None:
         """Whether the probed `text` runs every frozen region the original ran; None if cancelled."""
         probe = self.run_probed(path, text, cancel)
         if probe is not None and probe.cancelled:
             return None
-        return probe is not None and self.rules.frozen.satisfied(probe.output)
+        frozen = self.rules.frozen
+        return probe is not None and frozen is not None and frozen.satisfied(probe.output)
 
-    def test(self, text: str, cancel: threading.Event, statements_of: StatementsOf | None = None,
+    def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
              on_rejected: Callable[[RunResult], None] | None = None) -> bool:
         """Is `text` smaller than the best so far and does it still fail the same way?
 
@@ -312,7 +328,8 @@ class CandidateTester:
         return verdict
 
     def _run_until_decided(
-        self, path: str, data: bytes, code, cancel, text: str, statements_of: StatementsOf | None,
+        self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel, text: str,
+        statements_of: StatementsOf | None,
     ) -> tuple[bool, int | None]:
         """Run the candidate at `path` until the rate test decides: (its decision, runs; None if cancelled).
 
@@ -320,6 +337,8 @@ class CandidateTester:
         candidate, prepared meanwhile, waits as it waits for a single run.
         """
         rules = self.rules
+        rate_test = rules.rate_test
+        assert rate_test is not None, "test() runs until decided only with a rate test"
         with self._staged_run(path, data, code, cancel):
             with self._running:
                 _mark_started(cancel)
@@ -335,7 +354,7 @@ class CandidateTester:
                     elif result.timed_out and rules.timeout_rejects:
                         decision = False  # it left the original's path (see Reduction._check_original)
                         break
-                    decision = rules.rate_test.decide(failures, runs)
+                    decision = rate_test.decide(failures, runs)
                 if decision and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     if ran is None:
@@ -346,7 +365,7 @@ class CandidateTester:
                 return decision, runs
 
 
-def _mark_started(cancel) -> None:
+def _mark_started(cancel: Cancel) -> None:
     """A candidate's run begins now (holding a run permit), unless it is cancelled already."""
     if isinstance(cancel, OrderedCancelEvent) and not cancel.is_set():
         cancel.started = True

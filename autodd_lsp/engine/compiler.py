@@ -17,8 +17,8 @@ would compile to a docstring.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import warnings
 from collections import OrderedDict
 from types import CodeType

@@ -105,11 +105,11 @@ class Summary:
             check = "re-run: still fails the same way"
         else:
             check = "re-run: NOT reproduced"
-        runs = f" ({s.runs} runs)" if s.runs != s.candidates_run else ""
+        run_count = f" ({s.runs} runs)" if s.runs != s.candidates_run else ""
         return (
             f"{head}: {o.lines} -> {f.lines} non-blank lines, {o.nodes} -> {f.nodes} AST nodes "
             + (f"({pct:.0f}% smaller), " if pct >= 0 else f"({-pct:.0f}% larger), ")
-            + f"{s.candidates_run} candidates run{runs}, "
+            + f"{s.candidates_run} candidates run{run_count}, "
             f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
             + (f"{s.stale} started and discarded as stale, " if s.stale else "")
             + f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")

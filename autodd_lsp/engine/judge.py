@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
@@ -31,8 +32,9 @@ from autodd_lsp.oracle import (
     RegexOracle,
 )
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
-from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.exit_status import exception_lines
+from autodd_lsp.oracle.pytest_outcome import TestFailed
+from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
 from autodd_lsp.oracle.signals import fault_places
 
@@ -40,7 +42,7 @@ from autodd_lsp.oracle.signals import fault_places
 KIND_ENV = {"crash": {"PYTHONFAULTHANDLER": "1"}}
 
 
-def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float, test: bool = False):
+def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float, test: bool = False) -> Oracle:
     """The kind's rule, set from the original's run (see `oracle/run.py` for what it answers).
 
     `test`: the runs are of a pytest test, which must also fail as a test (`oracle/pytest_outcome.py`)
@@ -50,22 +52,23 @@ def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: f
     return TestFailed(oracle, original) if test and spec.kind in ("message", "regex") else oracle
 
 
-def _kind_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float):
-    if spec.kind == "message":
-        return FailureOracle(spec.value, original.output, text, allow_timeout=original.timed_out)
-    if spec.kind == "regex":
-        return RegexOracle(spec.value, original.output, text, allow_timeout=original.timed_out)
+def _kind_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float) -> Oracle:
+    value = spec.value  # of the kind's type: FailureSpec checked it
+    if spec.kind == "message" and isinstance(value, str):
+        return FailureOracle(value, original.output, text, allow_timeout=original.timed_out)
+    if spec.kind == "regex" and isinstance(value, str):
+        return RegexOracle(value, original.output, text, allow_timeout=original.timed_out)
     if spec.kind == "crash":
         return CrashOracle(spec.signal_number, original)
-    if spec.kind == "exit-code":
-        return ExitStatusOracle(spec.value, original)
+    if spec.kind == "exit-code" and isinstance(value, int):
+        return ExitStatusOracle(value, original)
     if spec.kind == "hang":
         return HangOracle(timeout, original)
     raise ValueError(f"unknown kind of failure {spec.kind!r}")
 
 
 def failure_observer(
-    spec: FailureSpec, oracle, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]
+    spec: FailureSpec, oracle: Any, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]
 ) -> Observer | None:
     """What reads a kind's failure lines and their places, or None (a hang has none)."""
     if spec.kind in ("message", "regex"):
@@ -78,7 +81,7 @@ def failure_observer(
 
 
 class Judge:
-    def __init__(self, failure, same: SameFailure | None = None,
+    def __init__(self, failure: Oracle, same: SameFailure | None = None,
                  degenerate_baseline: Counter[str] | None = None) -> None:
         self.failure = failure  # the kind's rule: anything with `accepts(run, text)`
         self.same = same

@@ -36,13 +36,18 @@ import ast
 import difflib
 import signal
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Callable
 
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.exit_status import exception_lines
-from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements, identity_shadow, line_origins
+from autodd_lsp.syntax.origin import (
+    SHADOW_BASE,
+    OriginalStatements,
+    identity_shadow,
+    line_origins,
+)
 from autodd_lsp.syntax.parsing import parse
 
 FAILURE_GONE = "the failure goes away"

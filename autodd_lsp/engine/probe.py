@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.options import BACKENDS, RunOptions
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.files import source_bytes
+
+if TYPE_CHECKING:
+    from autodd_lsp.execution import RunResult
 
 
 def probe(
@@ -23,7 +27,7 @@ def probe(
     text: str | None = None,
     backend: str = "subproc",
     cancel: threading.Event | None = None,
-):
+) -> RunResult:
     """Run the program once, as `python source_path` would, and return the backend's RunResult.
 
     `text`, when given, is run instead of the file's content (an editor's unsaved
@@ -47,7 +51,7 @@ def probe(
     slots = JobSlots(1, os.path.basename(source_path), beside=folder) if text is not None else None
     try:
         path = source_path
-        if slots is not None:
+        if slots is not None and text is not None:
             path = slots.acquire()
             with open(path, "wb") as handle:
                 handle.write(source_bytes(text))

@@ -32,7 +32,7 @@ def _decorator_starts(source: Source) -> dict[int, int]:
     """Start of a decorated def/class -> start of its first decorator's line."""
     starts = {}
     for node in ast.walk(source.tree):
-        if getattr(node, "decorator_list", None):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
             keyword = source.offset(node.lineno, node.col_offset)
             starts[keyword] = source.line_start(source.first_line(node))
     return starts

@@ -18,17 +18,13 @@ import ast
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Callable
 
-from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
-from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, RECORD_TRIES, FailureRate, RateTest
-from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.loop import Kept, Learned, OfferVerdict, Offers, describe_outcome, offered_shadow, syntax_problem
-from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.events import (
     Accepted,
     Event,
@@ -41,23 +37,71 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
+from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.flaky import (
+    DEFAULT_RUNS,
+    MARGIN,
+    RECORD_TRIES,
+    FailureRate,
+    RateTest,
+)
+from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
+from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
+from autodd_lsp.engine.loop import (
+    Kept,
+    Learned,
+    Offers,
+    OfferVerdict,
+    describe_outcome,
+    offered_shadow,
+    syntax_problem,
+)
 from autodd_lsp.engine.options import ReduceOptions
-from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, respects_frozen
+from autodd_lsp.engine.protection import (
+    frozen_fingerprint,
+    frozen_spans,
+    respects_frozen,
+)
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
-from autodd_lsp.execution import SCRIPT, CancelEvent, Launch, RunResult, create_backend
-from autodd_lsp.execution.gpus import GpuPool
-from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.engine.signature import output_tail
-from autodd_lsp.inlining import Inlined, freeze_check, inline_conftests, inline_local_modules
+from autodd_lsp.execution import (
+    SCRIPT,
+    Backend,
+    CancelEvent,
+    Launch,
+    RunResult,
+    create_backend,
+)
+from autodd_lsp.execution.gpus import GpuPool
+from autodd_lsp.execution.recording import record_values
+from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.inlining import (
+    Inlined,
+    freeze_check,
+    inline_conftests,
+    inline_local_modules,
+)
 from autodd_lsp.oracle.degenerate import degenerate_values
-from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
+from autodd_lsp.oracle.run import Oracle
+from autodd_lsp.oracle.same import (
+    Observation,
+    Observer,
+    SameFailure,
+    StatementsOf,
+    stable,
+)
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.search import ProbDD, regions_of, search, search_regions
 from autodd_lsp.syntax.metrics import Size, count_lines, size_of
-from autodd_lsp.syntax.origin import OriginalStatements, aligned, identity_shadow, line_origins
+from autodd_lsp.syntax.origin import (
+    OriginalStatements,
+    aligned,
+    identity_shadow,
+    line_origins,
+)
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, EditSelector, render
 from autodd_lsp.syntax.source import Source, first_line
-from autodd_lsp.execution.recording import record_values
 from autodd_lsp.values import RecordedValues, ValueLookup
 
 _PROGRESS_INTERVAL = 0.2  # seconds between Progress events
@@ -104,7 +148,7 @@ class Reduction:
         self._original_statements = OriginalStatements(source_text, Source(source_text, self._tree).statement_spans)
         self._observer: Observer | None = None
         self._spec = options.spec
-        self._oracle = None  # the kind's rule, set from the original's run
+        self._oracle: Oracle | None = None  # the kind's rule, set from the original's run
         self._rule = ""  # how candidates are judged, for the summary (set by the original's check)
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
@@ -125,6 +169,27 @@ class Reduction:
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
 
+    # -- what a run sets up ------------------------------------------------------
+    @property
+    def _jobs(self) -> int:
+        """-j: given, or (--backend ray) the cluster's slots, counted when the run starts."""
+        if self.options.jobs is None:
+            raise RuntimeError("jobs are known once the run has started")
+        return self.options.jobs
+
+    @property
+    def _active_tester(self) -> CandidateTester:
+        if self._tester is None:
+            raise RuntimeError("the candidate tester exists once the run has started")
+        return self._tester
+
+    @property
+    def _kind_rule(self) -> Oracle:
+        """The kind's rule, set from the original's run."""
+        if self._oracle is None:
+            raise RuntimeError("the kind's rule is set once the original has run")
+        return self._oracle
+
     # -- public API ------------------------------------------------------------
     def run(self) -> Summary:
         self._started_at = time.monotonic()
@@ -134,7 +199,7 @@ class Reduction:
         self._emit(Started(original, self.original_text))
         # One GPU per running program, shared by every backend of this run (execution/gpus.py).
         self._gpus = GpuPool(self.options.gpu_ids) if self.options.gpu_ids else None
-        slots = JobSlots(self.options.jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        slots = JobSlots(self._jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
         if slots.fallback_reason:
             self._emit(Notice(
                 f"{slots.fallback_reason}: candidates run from a temporary folder, so files the program "
@@ -153,12 +218,12 @@ class Reduction:
             gpus=self._gpus,
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
-        self._tester = CandidateTester(backend, slots, self.options.jobs)
+        self._tester = CandidateTester(backend, slots, self._jobs)
         self._slots = slots
         verified = False
         recorder: threading.Thread | None = None
         try:
-            with ThreadPoolExecutor(self.options.jobs + 1, thread_name_prefix="autodd-job") as pool:
+            with ThreadPoolExecutor(self._jobs + 1, thread_name_prefix="autodd-job") as pool:
                 self._check_original(pool)
                 self._rules_ready.set()
                 if not self.cancelled and self._values_help():
@@ -218,7 +283,7 @@ class Reduction:
 
     def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
         """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/loop.py)."""
-        if self._tester is None or self._tester.rules is None:
+        if self._tester is None or not self._tester.has_rules:
             raise UsageError("the run did not get as far as judging candidates")
         problem = syntax_problem(text)
         if problem:
@@ -244,7 +309,7 @@ class Reduction:
         deterministic failure keeps one run per candidate. A hang is run once:
         a second run would cost the limit again and tell nothing more.
         """
-        tester, options, text, spec = self._tester, self.options, self.original_text, self._spec
+        tester, options, text, spec = self._active_tester, self.options, self.original_text, self._spec
         timeout = options.timeout
         runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
@@ -261,7 +326,7 @@ class Reduction:
             if not_run:
                 raise NotReproducible(not_run, output_tail(last.output, max_lines=15))
             if spec.kind == "message":
-                reason = _not_reproduced_reason(spec.value, last, len(runs), hint=not options.repeat)
+                reason = _not_reproduced_reason(str(spec.value), last, len(runs), hint=not options.repeat)
             else:
                 reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
@@ -324,13 +389,16 @@ class Reduction:
         tester.judge_by(rules)
         tester.set_best(text)
 
-    def _inlined_instead(self, oracle, first: Observation | None):
+    def _inlined_instead(
+        self, oracle: Oracle, first: Observation | None,
+    ) -> tuple[RunResult, Oracle, Observation | None] | None:
         """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
         then the reduction goes on from it, and the result is one standalone file.
         Returns that run, its message oracle and its observation; None to go on with the original."""
         if self.cancelled or not (self.options.inline_modules or self._pytest):
             return None
-        text, files = self.original_text, ()
+        text = self.original_text
+        files: tuple[str, ...] = ()
         if self._pytest:
             conftests = inline_conftests(text, self.path, conftest_files(self.path))
             for conftest, why in conftests.kept:
@@ -344,7 +412,7 @@ class Reduction:
         names = ", ".join(os.path.relpath(m, os.path.dirname(self.path)) for m in (*files, *inlined.modules))
         frame = first.place.library_frame if first is not None and first.place else None
         # The module's own `raise`/`assert` raises the failure: inlined, its check is frozen (inlining/checks.py)
-        own_check = frame is not None and frame[0] in inlined.modules and _raises_itself(*frame)
+        check_at = frame if frame is not None and frame[0] in inlined.modules and _raises_itself(*frame) else None
         try:
             parse(inlined.text)
         except (SyntaxError, ValueError):
@@ -352,26 +420,27 @@ class Reduction:
         if parse_freeze(inlined.text).errors:
             self._emit(Notice(f"{names} not inlined: their freeze annotations do not pair up once inlined"))
             return None
-        tester = self._tester
+        tester = self._active_tester
         text = inlined.text
-        if own_check:  # a first run finds the check's line in the inlined text; the check is frozen there
-            origin = f"{os.path.relpath(frame[0], os.path.dirname(self.path))}:{frame[1]}"
+        if check_at is not None:  # a first run finds the check's line in the inlined text; the check is frozen there
+            origin = f"{os.path.relpath(check_at[0], os.path.dirname(self.path))}:{check_at[1]}"
             located = self._observe(tester.run(text, self.options.timeout, tester.new_cancel_event()).output, text)
             line = located.place.program_line if located is not None and located.place else None
-            text = freeze_check(text, line, origin) if line is not None else None
-            if text is None or parse_freeze(text).errors:
+            frozen_text = freeze_check(text, line, origin) if line is not None else None
+            if frozen_text is None or parse_freeze(frozen_text).errors:
                 self._emit(Notice(
-                    f"{names} not inlined: the failure is raised by {os.path.basename(frame[0])}'s own "
+                    f"{names} not inlined: the failure is raised by {os.path.basename(check_at[0])}'s own "
                     "raise or assert, which could not be frozen once inlined (the reproducer keeps that import)"
                 ))
                 return None
+            text = frozen_text
         if self._pytest:  # from here on, without the conftest.py files (see engine/pytest_target.py)
             tester.backend.launch = self._pytest.launch(conftest=False)
         result = tester.run(text, self.options.timeout, tester.new_cancel_event())
         seen = self._observe(result.output, text)
-        oracle = self._failure_rule(result, text)
-        same = oracle is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
-        if not same:
+        rule = self._failure_rule(result, text)
+        same = rule is not None and (first is None or (seen is not None and seen.normalized == first.normalized))
+        if rule is None or not same:
             shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1) or "no output"
             if self._pytest:
                 tester.backend.launch = self._pytest.launch()
@@ -381,12 +450,12 @@ class Reduction:
                 self._emit(Notice(f"{names} not inlined: with them inlined the program fails otherwise ({shown})"))
             return None
         if text == self.original_text:
-            return result, oracle, seen  # a test that needs no conftest.py: nothing to rebase
+            return result, rule, seen  # a test that needs no conftest.py: nothing to rebase
         self._rebase(text, parse(text))
-        kept = f"; its check at {origin} is frozen" if own_check else ""
+        kept = f"; its check at {origin} is frozen" if check_at is not None else ""
         self._emit(Notice(f"inlined {names}: the reproducer will be one file{kept}"))
         self._emit(Accepted(text, self._best_size, self._stats()))  # the first reproducer, one file
-        return result, oracle, seen
+        return result, rule, seen
 
     def _rebase(self, text: str, tree: ast.Module) -> None:
         """Reduce `text` instead of the user's text (which stays what sizes are compared with)."""
@@ -399,7 +468,7 @@ class Reduction:
         self._learned = Learned(self._original_statements)
 
     def _run_original(self, learn_imports: bool = False) -> RunResult:
-        tester = self._tester
+        tester = self._active_tester
         return tester.run(self.original_text, self.options.timeout, tester.new_cancel_event(), learn_imports=learn_imports)
 
     def _run_original_more(self, runs: list[RunResult], total: int, pool: ThreadPoolExecutor | None) -> None:
@@ -407,7 +476,7 @@ class Reduction:
         missing = total - len(runs)
         if missing <= 0:
             return
-        if pool is None or self.options.jobs == 1:
+        if pool is None or self._jobs == 1:
             for _ in range(missing):
                 runs.append(self._run_original())
                 if self.cancelled:
@@ -415,7 +484,7 @@ class Reduction:
         else:
             runs.extend(pool.map(lambda _: self._run_original(), range(missing)))
 
-    def _failure_rule(self, result: RunResult, text: str | None = None):
+    def _failure_rule(self, result: RunResult, text: str | None = None) -> Oracle | None:
         """The rule of the failure to keep, learnt from a run of the original (of `text`), or None
         if that run does not show the failure."""
         if result.cancelled:
@@ -448,7 +517,7 @@ class Reduction:
 
     def _same_failure(self, first: Observation | None, again: RunResult | None) -> SameFailure | None:
         """The same-failure rule for this original, or None (the message rule alone); says why once."""
-        if self.options.match != "same" or first is None:
+        if self.options.match != "same" or first is None or self._observer is None:
             return None
         second = None
         if again is not None:
@@ -456,9 +525,9 @@ class Reduction:
             second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
         same_line, same_place = stable(first, second)
         message = self._spec.kind == "message"
-        kept = "" if message else self._oracle.describe() + "; "
+        kept = "" if message else self._kind_rule.describe() + "; "
         if not same_line:
-            loose = "message substring" if message else self._oracle.describe()
+            loose = "message substring" if message else self._kind_rule.describe()
             self._rule = f"{loose} (the original's failure line differs between runs)"
             shown = second.line.strip() if second else "no failure line"
             alone = "the message alone" if message else f"{loose!r} alone"
@@ -483,7 +552,7 @@ class Reduction:
         ids, probed = FrozenCheck.probe_original(source, frozen_spans(source))
         if probed is None:
             return None
-        result = self._tester.run(probed, self.options.timeout, self._tester.new_cancel_event())
+        result = self._active_tester.run(probed, self.options.timeout, self._active_tester.new_cancel_event())
         required = markers_seen(result.output)
         return FrozenCheck(ids, required) if required and not result.cancelled else None
 
@@ -516,7 +585,7 @@ class Reduction:
         run that went elsewhere (a program that inspects its own bytecode) would mislead.
         """
         # An intermittent original may not fail in a given run: a few tries.
-        tries = 1 if self._tester.rules.rate_test is None else RECORD_TRIES
+        tries = 1 if self._active_tester.rules.rate_test is None else RECORD_TRIES
         path = slots.side_path("values")
         try:
             for _ in range(tries):
@@ -528,8 +597,9 @@ class Reduction:
                 )
                 result = slots.unmasked(result)
                 seen = self._observe(result.output, self.original_text)
-                same = seen is not None and seen.normalized == self._original_observation.normalized
-                same = same and self._oracle.accepts(result, self.original_text)
+                original = self._original_observation
+                same = seen is not None and original is not None and seen.normalized == original.normalized
+                same = same and self._kind_rule.accepts(result, self.original_text)
                 self._values = values if same and not result.cancelled else None
                 if self._values is not None or result.cancelled:
                     break
@@ -702,14 +772,15 @@ class Reduction:
             text = region_text[number] = interesting.get(key) or candidate(applied)
             self._show_smaller(text)
 
-        def test(indices: list[int], cancel: threading.Event) -> bool:
+        def test(indices: list[int], cancel: Cancel) -> bool:
             text = candidate(indices)
             if regions is not None and len({region_of[i] for i in indices}) == 1:
                 if text == region_text.get(region_of[indices[0]]):
                     return False  # moot on top of the region's own edits (the best is still the base)
             learn = None if record is None else (
                 lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
-            verdict = self._tester.test(text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
+            verdict = self._active_tester.test(
+                text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -725,14 +796,15 @@ class Reduction:
 
         if regions is None:
             search(
-                strategy, test, pool, self.options.jobs, on_accept, self._interrupted, self._tick,
-                new_event=self._tester.new_cancel_event, on_discard=self._tester.discarded,
+                strategy, test, pool, self._jobs, on_accept, self._interrupted, self._tick,
+                new_event=self._active_tester.new_cancel_event, on_discard=self._active_tester.discarded,
             )
             applied, needed = strategy.applied, strategy.open_or_needed()
         else:  # independent top-level statements: one chain each, then a merge (search/regions.py)
             outcome = search_regions(
-                regions, prior, test, pool, self.options.jobs,
-                self._interrupted, self._tick, self._tester.new_chain, self._tester.discarded, region_accept,
+                regions, prior, test, pool, self._jobs,
+                self._interrupted, self._tick, self._active_tester.new_chain, self._active_tester.discarded,
+                region_accept,
             )
             applied, needed = outcome.applied, outcome.needed
             if applied and not self._offers.waiting:  # a person's text waiting replaces it
@@ -744,7 +816,7 @@ class Reduction:
                 self._needed.update(edit_key(ctx.source, edits[i]) for i in needed)
         return accepted
 
-    def _statements_of(self, shadow: Callable[[], str | None]):
+    def _statements_of(self, shadow: Callable[[], str | None]) -> StatementsOf:
         """A candidate's line -> the original statements its text came from (its shadow made once, if asked)."""
         made: list[str | None] = []
 
@@ -761,7 +833,7 @@ class Reduction:
         self._history.append(text)
         self._shadow = shadow
         self.best_text = text
-        self._tester.set_best(text)
+        self._active_tester.set_best(text)
         with self._show_lock:
             self._shown_chars = len(text)
         self._best_size = self._size_for_progress(text)
@@ -776,7 +848,7 @@ class Reduction:
         address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
         try:
             count = cluster_slots(self.options.ray_address)
-        except Exception as error:  # Ray raises ConnectionError, RuntimeError, ValueError...
+        except Exception as error:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             reason = " ".join(str(error).split())[:200] or type(error).__name__
             raise UsageError(f"cannot reach {where}: {reason}") from None
@@ -829,9 +901,9 @@ class Reduction:
             if self._verify_slots is not None:
                 self._verify_slots.remove()
 
-    def _verify_with(self, fresh, slots: JobSlots) -> bool:
+    def _verify_with(self, fresh: Backend, slots: JobSlots) -> bool:
         with fresh:
-            checker = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
+            checker = CandidateTester(fresh, slots, jobs=1, rules=self._active_tester.rules)
             self._verifier = checker
 
             def measure(index: int, first_failure_only: bool) -> FailureRate:
@@ -907,7 +979,7 @@ class Reduction:
         """Tell the user, once, that the backend fell back to a slower way of running.
         Asked at each pass's start: the first one follows the check of the original,
         where the backend starts, and a later fallback (servers dying) is caught too."""
-        reason = "" if self._degraded_reported else self._tester.backend.degraded()
+        reason = "" if self._degraded_reported else self._active_tester.backend.degraded()
         if reason:
             self._degraded_reported = True
             self._emit(Notice(reason))
@@ -919,7 +991,7 @@ class Reduction:
             self._emit(Progress(self._best_size, self._stats()))
 
     def _stats(self) -> Stats:
-        counters = self._tester.counters if self._tester else None
+        counters = self._active_tester.counters if self._tester else None
         return Stats(
             candidates_run=counters.candidates_run if counters else 0,
             runs=counters.runs if counters else 0,
@@ -1005,7 +1077,7 @@ def _raises_itself(path: str, line: int) -> bool:
 def _own_check(tree: ast.AST, line: int) -> bool:
     """Whether a `raise` or an `assert` of `tree` spans `line`: the program reports the failure itself."""
     return any(
-        isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= node.end_lineno
+        isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= (node.end_lineno or node.lineno)
         for node in ast.walk(tree)
     )
 
@@ -1027,7 +1099,7 @@ def _check_annotations(text: str, path: str) -> None:
         raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
 
 
-def _not_reproduced_reason(message: str, result, runs: int = 1, hint: bool = False) -> str:
+def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False) -> str:
     last = "timed out" if result.timed_out else f"exit status {result.returncode}"
     if runs > 1:
         return f"the original program did not print {message!r} in any of its {runs} runs (the last: {last})"
@@ -1038,7 +1110,7 @@ def _not_reproduced_reason(message: str, result, runs: int = 1, hint: bool = Fal
     return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
 
 
-def _base_rule(spec, oracle, match: str, first: Observation | None) -> str:
+def _base_rule(spec: FailureSpec, oracle: Oracle, match: str, first: Observation | None) -> str:
     """How candidates are judged, in words: what is kept and, by default, the same failure line's rule."""
     if spec.kind == "message":
         return "message substring" if match == "substring" else "same failure line, same place"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.oracle.run import Run
 from autodd_lsp.oracle.signals import signal_name
 
 MAX_SUGGESTIONS = 4
@@ -62,7 +63,7 @@ def suggest_err_msgs(output: str, returncode: int | None = None) -> list[str]:
     return []
 
 
-def suggest_kinds(result, with_messages: bool = False) -> list[FailureSpec]:
+def suggest_kinds(result: Run, with_messages: bool = False) -> list[FailureSpec]:
     """Failures without a message that a run shows: its signal, a hang, an exit status.
 
     `result` is a run (returncode, timed_out). An exit status is offered when it is

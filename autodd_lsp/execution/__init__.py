@@ -6,7 +6,14 @@ and forks a fresh child per candidate; `ray` runs candidates on a Ray cluster's
 workers, each keeping a warm runner.
 """
 
-from autodd_lsp.execution.base import FILE, SCRIPT, Backend, CancelEvent, Launch, RunResult
+from autodd_lsp.execution.base import (
+    FILE,
+    SCRIPT,
+    Backend,
+    CancelEvent,
+    Launch,
+    RunResult,
+)
 
 
 def create_backend(name: str, **kwargs) -> Backend:

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable, Mapping, Sequence
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.gpus import GpuPool
-
 
 FILE = "{file}"  # in Launch.args: the candidate's path
 
@@ -159,7 +159,7 @@ class Backend(ABC):
         self.gpus = gpus
         self.learned_imports = 0  # modules a warm backend took up from `learn_imports` runs
 
-    def start(self) -> None:
+    def start(self) -> None:  # noqa: B027 - an optional hook: a no-op unless a backend needs it
         """Warm up (a runner imports `preload` here). Idempotent; may take seconds."""
 
     @abstractmethod
@@ -167,7 +167,7 @@ class Backend(ABC):
         self,
         path: str,
         timeout: float,
-        cancel: threading.Event | None = None,
+        cancel: Cancel | None = None,
         code: Sequence[CodeType] | None = None,
         learn_imports: bool = False,
     ) -> RunResult:
@@ -182,7 +182,7 @@ class Backend(ABC):
         engine/compiler.py). A backend may run them instead of compiling again.
         """
 
-    def stage(self, path: str, code: Sequence[CodeType] | None) -> None:
+    def stage(self, path: str, code: Sequence[CodeType] | None) -> None:  # noqa: B027 - an optional hook: a no-op unless a backend needs it
         """Before `run(path, ..., code=code)`: write ahead what that run will need.
 
         Called outside the limit of `jobs` concurrent runs, while another candidate

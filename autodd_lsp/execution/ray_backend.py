@@ -250,7 +250,7 @@ class RayBackend(Backend):
     def _kill(self, actor) -> None:
         try:
             ray.kill(actor, no_restart=True)
-        except Exception:  # already gone
+        except Exception:  # noqa: BLE001 - already gone (Ray's errors have no common base)
             pass
 
     def _replace(self, actor) -> None:
@@ -364,7 +364,7 @@ class RayBackend(Backend):
         for actor in actors:
             try:
                 stopping.append(actor.shutdown.remote())
-            except Exception:
+            except Exception:  # noqa: BLE001 - a dead actor: nothing to stop
                 pass
         if stopping:
             ray.wait(stopping, num_returns=len(stopping), timeout=CLOSE_GRACE)

@@ -107,7 +107,7 @@ class _Records:
                 if text != self.last[index]:
                     self.many[index] = True
                     self.last[index] = text
-        except Exception:
+        except Exception:  # noqa: BLE001 - the user's __repr__ can raise anything
             pass
 
     def dump(self, path):
@@ -115,7 +115,7 @@ class _Records:
         for index, key in enumerate(self.keys):
             if self.kind[index] is None:
                 continue
-            rows.append(list(key) + [self.kind[index], self.first[index], self.many[index], self.last[index]])
+            rows.append([*list(key), self.kind[index], self.first[index], self.many[index], self.last[index]])
         temporary = path + ".part"
         with open(temporary, "w") as handle:
             json.dump(rows, handle)
@@ -220,7 +220,7 @@ def _run(target, out_path):
     records = _Records(instrument.keys)
 
     def see_params(indices, values):
-        for index, value in zip(indices, values):
+        for index, value in zip(indices, values, strict=False):
             records.see(index, value)
 
     def see_value(index, value):
@@ -244,7 +244,7 @@ def _run(target, out_path):
         exec(code, module.__dict__)
     except SystemExit:
         raise
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - the user's program can raise anything
         kind, value, trace = sys.exc_info()
         value.__traceback__ = trace.tb_next  # the program's frames only
         sys.excepthook(kind, value, trace.tb_next)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.base import RunResult
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.subproc import SubprocessBackend
@@ -40,7 +40,7 @@ class _RecordingBackend(SubprocessBackend):
 
 def record_values(
     text: str, path: str, out_path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
-    cancel: threading.Event, output_limit: int, gpus: GpuPool | None = None,
+    cancel: Cancel, output_limit: int, gpus: GpuPool | None = None,
 ) -> tuple[RecordedValues | None, RunResult]:
     """Write `text` at `path`, run it recorded into `out_path`; the records (None if none came) and the run."""
     overwrite(path, source_bytes(text))

@@ -15,16 +15,22 @@ Positions: lines are 1-based, columns are 0-based *character* (code point)
 offsets into the line, ends are exclusive -- never UTF-8 byte offsets.
 """
 
-from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem, TextRange, TextEdit
-from autodd_lsp.freeze.parse import parse_freeze
 from autodd_lsp.freeze.edit import apply_edits, freeze_edits, unfreeze_edits
+from autodd_lsp.freeze.model import (
+    FreezeInfo,
+    FrozenRegion,
+    Problem,
+    TextEdit,
+    TextRange,
+)
+from autodd_lsp.freeze.parse import parse_freeze
 
 __all__ = [
     "FreezeInfo",
     "FrozenRegion",
     "Problem",
-    "TextRange",
     "TextEdit",
+    "TextRange",
     "apply_edits",
     "freeze_edits",
     "parse_freeze",

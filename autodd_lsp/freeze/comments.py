@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from autodd_lsp.freeze.model import TextRange
 from autodd_lsp.freeze.source import BOM, ChunkedSource
+from autodd_lsp.syntax.source import last_line
 
 FREEZE = "freeze"
 FREEZE_START = "freeze-start"
@@ -60,7 +61,7 @@ def _strings_on_lines(source: ChunkedSource, lines: list[int]) -> dict[int, list
     # Parts inside an f-string carry unreliable positions before 3.12: stay outside.
     for node in source.walk_lines(lines, descend=lambda n: not isinstance(n, _FORMATTED)):
         if _is_string(node):
-            for number in wanted.intersection(range(node.lineno, node.end_lineno + 1)):
+            for number in wanted.intersection(range(node.lineno, last_line(node) + 1)):
                 by_line.setdefault(number, []).append(node)
     return by_line
 

@@ -17,10 +17,22 @@ from __future__ import annotations
 import ast
 import re
 
-from autodd_lsp.freeze.comments import END_FREEZE, FREEZE, FREEZE_START, Annotation, annotation_run_end
+from autodd_lsp.freeze.comments import (
+    END_FREEZE,
+    FREEZE,
+    FREEZE_START,
+    Annotation,
+    annotation_run_end,
+)
 from autodd_lsp.freeze.model import FrozenRegion, TextEdit
 from autodd_lsp.freeze.parse import Analysis, analyse
-from autodd_lsp.freeze.source import BOM, ChunkedSource, first_line, is_compound, load_source
+from autodd_lsp.freeze.source import (
+    BOM,
+    ChunkedSource,
+    first_line,
+    is_compound,
+    load_source,
+)
 from autodd_lsp.freeze.structure import line_target, marker_gap, selection_target
 
 LINE_COMMENT = "  # autodd: freeze"
@@ -94,7 +106,8 @@ def _takes_line_comment(source: ChunkedSource, analysis: Analysis, statements: l
         and first_line(stmt) == stmt.end_lineno
         and not source.line(line).rstrip().endswith("\\")
         and not any(a.line == line for a in analysis.annotations)
-        and line_target(source, line, own_line=False).statements == [stmt]
+        and (target := line_target(source, line, own_line=False)) is not None
+        and target.statements == [stmt]
     )
 
 

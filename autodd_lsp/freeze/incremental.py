@@ -47,7 +47,7 @@ class ChunkParser:
         body = module.body
         starts = [stmt.lineno for stmt in body]
         firsts = [first_line(stmt) for stmt in body]
-        if not set(chunk.first for chunk in chunks[1:]) <= set(firsts):
+        if not {chunk.first for chunk in chunks[1:]} <= set(firsts):
             return False  # a cut inside a statement (a string, a bracket)
         for chunk in chunks:
             statements = body[bisect_left(starts, chunk.first) : bisect_right(starts, chunk.last)]

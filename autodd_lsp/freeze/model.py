@@ -12,7 +12,7 @@ class TextRange:
     end_line: int
     end_col: int
 
-    def contains(self, other: "TextRange") -> bool:
+    def contains(self, other: TextRange) -> bool:
         return (self.start_line, self.start_col) <= (other.start_line, other.start_col) and (
             other.end_line,
             other.end_col,

@@ -12,7 +12,14 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from autodd_lsp.freeze.comments import DIRECTIVES, END_FREEZE, FREEZE, FREEZE_START, Annotation, find_annotations
+from autodd_lsp.freeze.comments import (
+    DIRECTIVES,
+    END_FREEZE,
+    FREEZE,
+    FREEZE_START,
+    Annotation,
+    find_annotations,
+)
 from autodd_lsp.freeze.explicit import FREEZE_NAME, explicit_freezes
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem
 from autodd_lsp.freeze.source import ChunkedSource, load_source
@@ -142,7 +149,9 @@ class _Findings:
         return blocks, unmatched + [m for m in markers if not m.own_line]
 
     def pair_markers(self, markers: list[Annotation]) -> tuple[list[Block], list[Annotation]]:
-        blocks, open_starts, unmatched = [], [], []
+        blocks: list[Block] = []
+        open_starts: list[Annotation] = []
+        unmatched: list[Annotation] = []
         for marker in markers:
             if marker.directive == FREEZE_START:
                 if open_starts:
@@ -188,7 +197,8 @@ class _Findings:
 
 def _describe_line(source: ChunkedSource, line: int) -> str:
     """`on this `else` line`, `on this decorator line` ..."""
-    word = re.match(r"\s*(@|\w*)", source.line(line)).group(1)
+    found = re.match(r"\s*(@|\w*)", source.line(line))  # always matches (maybe empty)
+    word = found.group(1) if found else ""
     return "on this decorator line" if word == "@" else f"on this `{word}` line" if word else "here"
 
 

@@ -12,12 +12,12 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.freeze.incremental import ChunkParser
+from autodd_lsp.freeze.model import Problem, TextRange
 from autodd_lsp.syntax.chunks import Chunk, split_chunks
 from autodd_lsp.syntax.lines import LINE_BREAK, split_lines
-from autodd_lsp.syntax.source import first_line
-from autodd_lsp.freeze.model import Problem, TextRange
+from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.source import end_col, first_line, last_line
 
 BOM = "\ufeff"
 
@@ -61,7 +61,7 @@ def load_source(text: str) -> ChunkedSource | Problem:
             parsed = _CHUNKS.parse(rest)
             if isinstance(parsed, Problem):
                 return parsed
-            chunks = chunks[:index] + [rest]
+            chunks = [*chunks[:index], rest]
             break
     return ChunkedSource(text, chunks=chunks, lines=lines)
 
@@ -114,7 +114,7 @@ def touching(body: list[ast.stmt], lo: int, hi: int) -> list[ast.stmt]:
     after = bisect_right(body, hi, key=first_line)
     found = []
     for stmt in reversed(body[:after]):
-        if stmt.end_lineno < lo:
+        if last_line(stmt) < lo:
             break
         found.append(stmt)
     return found[::-1]
@@ -176,8 +176,8 @@ class ChunkedSource:
         return TextRange(
             node.lineno,
             self.char_col(node.lineno, node.col_offset),
-            node.end_lineno,
-            self.char_col(node.end_lineno, node.end_col_offset),
+            last_line(node),
+            self.char_col(last_line(node), end_col(node)),
         )
 
     def segment(self, span: TextRange) -> str:
@@ -212,7 +212,7 @@ class ChunkedSource:
         Python gives comments after a body's last statement to nobody; by their
         indentation they belong to that body, which matters for block markers.
         """
-        end = stmt.end_lineno
+        end = last_line(stmt)
         if not is_compound(stmt):
             return end
         width = self.indent_width(stmt.lineno)
@@ -274,17 +274,17 @@ def _children_on_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
             continue
         for child in value:  # `Dict.keys` holds None for `**mapping`
             if isinstance(child, ast.AST) and (
-                not hasattr(child, "lineno") or _has_line_in(lines, first_line(child), child.end_lineno)
+                not hasattr(child, "lineno") or _has_line_in(lines, first_line(child), last_line(child))
             ):
                 yield child
 
 
 def _statements_on_lines(body: list[ast.stmt], lines: list[int]) -> Iterator[ast.stmt]:
-    lo, hi = first_line(body[0]), body[-1].end_lineno
+    lo, hi = first_line(body[0]), last_line(body[-1])
     last = -1
     for line in lines[bisect_left(lines, lo) : bisect_right(lines, hi)]:
         index = bisect_right(body, line, key=first_line) - 1
-        if index > last and body[index].end_lineno >= line:
+        if index > last and last_line(body[index]) >= line:
             last = index
             yield body[index]
 

@@ -11,7 +11,14 @@ import ast
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from autodd_lsp.freeze.source import ChunkedSource, clause_bodies, first_line, is_compound, touching
+from autodd_lsp.freeze.source import (
+    ChunkedSource,
+    clause_bodies,
+    first_line,
+    is_compound,
+    touching,
+)
+from autodd_lsp.syntax.source import last_line
 
 
 @dataclass
@@ -54,7 +61,7 @@ def marker_gap(source: ChunkedSource, line: int) -> Gap | None:
         if index == 0:
             return Gap(body, 0)
         stmt = body[index - 1]
-        if line <= stmt.end_lineno:
+        if line <= last_line(stmt):
             if not is_compound(stmt):
                 return None
             clause = _clause_at(source, stmt, line)
@@ -105,9 +112,9 @@ def _index(body: list[ast.stmt], stmt: ast.stmt) -> int:
 
 def _widen_to_whole_lines(body: list[ast.stmt], first: int, last: int) -> tuple[int, int]:
     """`x = (1,` / `2); y = 3` -- statements sharing a line are frozen together."""
-    while first > 0 and body[first - 1].end_lineno >= first_line(body[first]):
+    while first > 0 and last_line(body[first - 1]) >= first_line(body[first]):
         first -= 1
-    while last + 1 < len(body) and first_line(body[last + 1]) <= body[last].end_lineno:
+    while last + 1 < len(body) and first_line(body[last + 1]) <= last_line(body[last]):
         last += 1
     return first, last
 
@@ -125,7 +132,7 @@ def _is_header_line(source: ChunkedSource, stmt: ast.stmt, line: int) -> bool:
 
 
 def _selects_header(source: ChunkedSource, stmt: ast.stmt, lo: int, hi: int) -> bool:
-    lines = range(max(lo, first_line(stmt)), min(hi, stmt.end_lineno) + 1)
+    lines = range(max(lo, first_line(stmt)), min(hi, last_line(stmt)) + 1)
     return any(_is_header_line(source, stmt, line) for line in lines)
 
 
@@ -137,7 +144,7 @@ def _clause_at(source: ChunkedSource, stmt: ast.stmt, line: int) -> list[ast.stm
         if _header_end(source, previous_end, body) >= line:
             break
         chosen = body
-        previous_end = body[-1].end_lineno
+        previous_end = last_line(body[-1])
     return chosen
 
 

@@ -26,7 +26,14 @@ import ast
 import os
 
 from autodd_lsp.files import read_python_source
-from autodd_lsp.inlining.inline import Inlined, _apply, _CannotInline, _Module, _rename_module, _top_level_names
+from autodd_lsp.inlining.inline import (
+    Inlined,
+    _apply,
+    _CannotInline,
+    _Module,
+    _rename_module,
+    _top_level_names,
+)
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source
 
@@ -88,7 +95,7 @@ def inline_conftests(text: str, path: str, conftests: list[str]) -> Inlined:
 
 def _bindings_of(tree: ast.Module) -> dict[str, object]:
     """Top-level names -> the import that binds them (a hashable key), or None for any other binding."""
-    keys: dict[str, object] = {name: None for name in _top_level_names(tree)}
+    keys: dict[str, object] = dict.fromkeys(_top_level_names(tree))
     for statement in tree.body:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             for alias in statement.names:

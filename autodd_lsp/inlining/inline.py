@@ -32,10 +32,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.files import read_python_source
 from autodd_lsp.inlining.scopes import global_name_nodes
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.source import Source, end_col, last_line
+
 
 @dataclass(frozen=True)
 class Inlined:
@@ -127,7 +128,7 @@ def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -
         if replacement is None:
             continue
         start = offset(statement.lineno, statement.col_offset)
-        end = offset(statement.end_lineno, statement.end_col_offset)
+        end = offset(last_line(statement), end_col(statement))
         patches.append((start, end, replacement))
     if not patches:
         return text, renames
@@ -414,14 +415,14 @@ def _rename_module(text: str, tree: ast.Module, new_names: dict[str, str], modul
     patches: list[tuple[int, int, str]] = []
     for node in global_name_nodes(tree, set(changed) | set(specials)):
         if isinstance(node, ast.Name):
-            start, end = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+            start, end = offset(node.lineno, node.col_offset), offset(last_line(node), end_col(node))
             if node.id in specials:
                 if isinstance(node.ctx, ast.Load):
                     patches.append((start, end, specials[node.id]))
             elif node.id in changed:
                 patches.append((start, end, changed[node.id]))
         elif isinstance(node, ast.Global):
-            start, end = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+            start, end = offset(node.lineno, node.col_offset), offset(last_line(node), end_col(node))
             patches.append((start, end, "global " + ", ".join(changed.get(n, n) for n in node.names)))
         elif node.name in changed:  # def / class
             start = offset(node.lineno, node.col_offset)
@@ -435,7 +436,7 @@ def _rename_module(text: str, tree: ast.Module, new_names: dict[str, str], modul
                 bound = (alias.asname or alias.name).split(".")[0]
                 if bound in changed and (alias.asname or "." not in alias.name):
                     start = offset(statement.lineno, statement.col_offset)
-                    end = offset(statement.end_lineno, statement.end_col_offset)
+                    end = offset(last_line(statement), end_col(statement))
                     new_statement = _aliased(text[start:end], alias, changed[bound])
                     if new_statement is None:
                         raise _CannotInline(f"cannot rename the import of {alias.name}")
@@ -473,11 +474,11 @@ def _rename_patches(tree: ast.Module, renames: dict[str, str], attribute_modules
                     break
                 names, expr = value, parent
             start = offset(parent.lineno, parent.col_offset)
-            end = offset(parent.end_lineno, parent.end_col_offset)
+            end = offset(last_line(parent), end_col(parent))
             patches.append((start, end, value))
         elif node.id in renames and renames[node.id] != node.id:
             start = offset(node.lineno, node.col_offset)
-            end = offset(node.end_lineno, node.end_col_offset)
+            end = offset(last_line(node), end_col(node))
             patches.append((start, end, renames[node.id]))
     return patches
 

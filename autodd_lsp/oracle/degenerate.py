@@ -21,21 +21,12 @@ from __future__ import annotations
 import ast
 from collections import Counter, OrderedDict
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.chunks import recall, remember, split_chunks
 from autodd_lsp.syntax.lines import split_lines
+from autodd_lsp.syntax.parsing import parse
 
 SHAPE_TAKERS = frozenset(
-    """
-    randn rand randint zeros ones empty full arange eye tensor Tensor Buffer
-    zeros_like ones_like empty_like new_zeros new_ones new_empty new_full
-    view reshape expand repeat tile permute broadcast_to resize_ narrow
-    Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d
-    Embedding EmbeddingBag LayerNorm GroupNorm BatchNorm1d BatchNorm2d BatchNorm3d
-    LSTM GRU RNN MultiheadAttention TransformerEncoderLayer Dropout MaxPool2d AvgPool2d
-    alloc_shared alloc_fragment alloc_local alloc_var alloc_buffer decl_buffer match_buffer
-    Kernel ceildiv Parallel Pipelined
-    """.split()
+    ["randn", "rand", "randint", "zeros", "ones", "empty", "full", "arange", "eye", "tensor", "Tensor", "Buffer", "zeros_like", "ones_like", "empty_like", "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "repeat", "tile", "permute", "broadcast_to", "resize_", "narrow", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Embedding", "EmbeddingBag", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LSTM", "GRU", "RNN", "MultiheadAttention", "TransformerEncoderLayer", "Dropout", "MaxPool2d", "AvgPool2d", "alloc_shared", "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "decl_buffer", "match_buffer", "Kernel", "ceildiv", "Parallel", "Pipelined"]
 )
 
 KINDS = ("zero-sized shape", "empty string", "empty collection")
@@ -55,7 +46,7 @@ def degenerate_values(tree: ast.AST) -> Counter[str]:
             )
         elif isinstance(node, ast.Constant) and node.value in ("", b"") and not isinstance(node.value, bool):
             found["empty string"] += 1
-    found.subtract({kind: 0 for kind in KINDS})  # every kind present, possibly 0
+    found.subtract(dict.fromkeys(KINDS, 0))  # every kind present, possibly 0
     return found
 
 

@@ -11,7 +11,9 @@ that requirement; the rest (failure lines, places) is the wrapped rule's.
 
 from __future__ import annotations
 
-from autodd_lsp.oracle.run import Run
+from typing import Any
+
+from autodd_lsp.oracle.run import Oracle, Run
 
 TESTS_FAILED = 1  # pytest.ExitCode.TESTS_FAILED
 
@@ -19,7 +21,7 @@ TESTS_FAILED = 1  # pytest.ExitCode.TESTS_FAILED
 class TestFailed:
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, inner, original: Run) -> None:
+    def __init__(self, inner: Oracle, original: Run) -> None:
         self.inner = inner
         self.reproduced_by_original = original.returncode == TESTS_FAILED and inner.reproduced_by_original
 
@@ -32,5 +34,5 @@ class TestFailed:
     def describe(self) -> str:
         return self.inner.describe()
 
-    def __getattr__(self, name: str):  # message, find, ...: the wrapped rule's
+    def __getattr__(self, name: str) -> Any:  # message, find, ...: the wrapped rule's
         return getattr(self.inner, name)

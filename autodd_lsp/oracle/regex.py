@@ -46,7 +46,7 @@ def regex_lines(output: str, pattern: re.Pattern[str], source_text: str = "") ->
     starts = _line_starts(output)
     echoed = echoed_lines(lines, source_text)
     matches: list[Match] = []
-    found = first
+    found: re.Match[str] | None = first
     while found is not None:
         top = bisect.bisect_right(starts, found.start()) - 1
         bottom = max(top, bisect.bisect_right(starts, max(found.start(), found.end() - 1)) - 1)

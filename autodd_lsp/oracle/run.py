@@ -28,5 +28,21 @@ class Run(Protocol):
     @property
     def output(self) -> str: ...  # stdout, a newline, stderr
 
-    returncode: int | None  # negative: killed by that signal; None: never finished
-    timed_out: bool
+    @property
+    def returncode(self) -> int | None: ...  # negative: killed by that signal; None: never finished
+
+    @property
+    def timed_out(self) -> bool: ...
+
+
+class Oracle(Protocol):
+    """The members every kind of failure has (the table above)."""
+
+    @property
+    def reproduced_by_original(self) -> bool: ...
+
+    def why_not(self, run: Run, timeout: float) -> str: ...
+
+    def accepts(self, run: Run, text: str) -> bool: ...
+
+    def describe(self) -> str: ...

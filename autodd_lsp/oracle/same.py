@@ -26,8 +26,8 @@ saying so once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from autodd_lsp.oracle.failure import Match, matching_lines
 from autodd_lsp.oracle.normalize import normalize_line
@@ -104,7 +104,11 @@ class Observer:
         self.message = message
         self.is_program = is_program
         self.program_paths = program_paths
-        self._find = find if find is not None else (lambda output, text: matching_lines(output, message, text))
+        if find is None:
+            if message is None:
+                raise ValueError("an Observer needs the message or a find")
+            find = lambda output, text: matching_lines(output, message, text)  # noqa: E731 - one line, bound here
+        self._find = find
         self._places = places
 
     def observations(self, output: str, text: str) -> list[Observation]:
@@ -134,7 +138,7 @@ class SameFailure:
             else frozenset()
         )
 
-    def without_place(self) -> "SameFailure":
+    def without_place(self) -> SameFailure:
         twin = object.__new__(SameFailure)
         twin.__dict__.update(self.__dict__, check_place=False)
         return twin
@@ -149,7 +153,7 @@ class SameFailure:
 
     def _same_place(self, place: Place | None, statements_of: StatementsOf | None) -> bool:
         want = self.original.place
-        if place is None or place.library_frame != want.library_frame or place.native_frame != want.native_frame:
+        if place is None or want is None or place.library_frame != want.library_frame or place.native_frame != want.native_frame:
             return False
         if (place.program_line is None) != (want.program_line is None):
             return False

@@ -10,13 +10,20 @@ none makes progress, and tidy once at the end.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
-from typing import Iterator
 
 from autodd_lsp.syntax.patch import Edit, Patch, block_guard
-from autodd_lsp.syntax.source import Source, Span, statement_bodies
+from autodd_lsp.syntax.source import (
+    LOCATED,
+    Located,
+    Source,
+    Span,
+    last_line,
+    statement_bodies,
+)
 from autodd_lsp.values.recorded import Recorded, ValueLookup
 
 
@@ -25,13 +32,13 @@ class PassContext:
     source: Source
     frozen: list[Span] = field(default_factory=list)
     original: str = ""  # the user's program as given (what tidy passes compare with)
-    values: "ValueLookup | None" = None  # the original's recorded values (autodd_lsp.values), once known
+    values: ValueLookup | None = None  # the original's recorded values (autodd_lsp.values), once known
 
     def touches_frozen(self, span: Span) -> bool:
         """The character span overlaps a frozen region (tidy passes leave such text alone)."""
         return any(start < span[1] and span[0] < end for start, end in self.frozen)
 
-    def is_frozen(self, node: ast.AST) -> bool:
+    def is_frozen(self, node: Located) -> bool:
         """The node lies inside a frozen region: it must not change at all."""
         start, end = self.source.span(node)
         return any(fs <= start and end <= fe for fs, fe in self.frozen)
@@ -63,7 +70,7 @@ class PassContext:
 
     def recorded(self, node: ast.AST) -> Recorded | None:
         """What `node` evaluated to in the original's run: its own record, or a parameter's."""
-        if self.values is None or not hasattr(node, "lineno"):
+        if self.values is None or not isinstance(node, LOCATED):
             return None
         found = self.values.expression(self.source.span(node))
         if found is None and isinstance(node, ast.Name):
@@ -177,7 +184,7 @@ def block_guards(source: Source) -> list[Patch]:
             if body[0].lineno == getattr(node, "lineno", 0):
                 continue  # `if x: y` on one line
             start = source.stmt_lines_span(body[0])[0]
-            end = source.line_end(body[-1].end_lineno)
+            end = source.line_end(last_line(body[-1]))
             indent = source.indent_of_line(source.first_line(body[0]))
             guards.append(block_guard(start, end, indent))
     return guards

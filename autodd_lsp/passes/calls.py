@@ -18,7 +18,7 @@ from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.compound import body_span, is_block
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch, delete
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Source, last_line
 
 
 def _inlinable(func: ast.AST) -> bool:
@@ -39,9 +39,7 @@ def _inlinable(func: ast.AST) -> bool:
 
 def _call_of(stmt: ast.stmt) -> ast.Call | None:
     value = None
-    if isinstance(stmt, ast.Expr):
-        value = stmt.value
-    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+    if isinstance(stmt, ast.Expr) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         value = stmt.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
         return value
@@ -60,7 +58,7 @@ def _bindings(source: Source, func: ast.FunctionDef, call: ast.Call, indent: str
     if set(keywords) - {p.arg for p in params}:
         return None
     lines = []
-    for i, (param, default) in enumerate(zip(params, defaults)):
+    for i, (param, default) in enumerate(zip(params, defaults, strict=False)):
         value = call.args[i] if i < len(call.args) else keywords.get(param.arg, default)
         if value is None:
             return None
@@ -94,7 +92,7 @@ def inline_edit(source: Source, func: ast.FunctionDef, stmt: ast.stmt, call: ast
         text = reindent(render(*kept), inner, indent) if kept else ""
         return bindings + text + tail
 
-    call_start, call_end = source.line_start(stmt.lineno), source.line_end(stmt.end_lineno)
+    call_start, call_end = source.line_start(stmt.lineno), source.line_end(last_line(stmt))
     def_start, def_end = source.stmt_lines_span(func)
     patches = (
         Patch(call_start, call_end, build, keeps=(kept,) if kept else ()),
@@ -121,14 +119,16 @@ class InlineCalls(ReductionPass):
             if isinstance(node, ast.Name):
                 uses[node.id] = uses.get(node.id, 0) + 1
         edits = []
-        for stmt in ast.walk(source.tree):
-            call = _call_of(stmt) if isinstance(stmt, ast.stmt) else None
-            if call is None:
+        for node in ast.walk(source.tree):
+            if not isinstance(node, ast.stmt):
+                continue
+            call = _call_of(node)
+            if call is None or not isinstance(call.func, ast.Name):  # _call_of: a call of a name
                 continue
             func = functions.get(call.func.id)
-            if func is None or uses.get(func.name) != 1 or not _inlinable(func) or ctx.is_frozen(func):
+            if not isinstance(func, ast.FunctionDef) or uses.get(func.name) != 1 or not _inlinable(func) or ctx.is_frozen(func):
                 continue
-            edit = inline_edit(source, func, stmt, call, self.name)
+            edit = inline_edit(source, func, node, call, self.name)
             if edit is not None:
                 edits.append(edit)
         return edits

@@ -39,9 +39,9 @@ import tokenize
 from dataclasses import dataclass
 from functools import cached_property
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.format import crosses_guard
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
 
@@ -52,9 +52,7 @@ DIRECTIVE = re.compile(
 )
 # Words that are identifiers in some program but, in a comment, almost always plain English.
 _ENGLISH = frozenset(
-    "a an the this that these those it its we you he she they them our your my me us "
-    "to of on at by up so do no yes all any one two some each every only also then than "
-    "here there now new old see use used get set put run".split()
+    ["a", "an", "the", "this", "that", "these", "those", "it", "its", "we", "you", "he", "she", "they", "them", "our", "your", "my", "me", "us", "to", "of", "on", "at", "by", "up", "so", "do", "no", "yes", "all", "any", "one", "two", "some", "each", "every", "only", "also", "then", "than", "here", "there", "now", "new", "old", "see", "use", "used", "get", "set", "put", "run"]
 )
 _BUILTINS = frozenset(dir(builtins))
 _FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
@@ -237,7 +235,7 @@ class StaleComments:
         if not _ends_nothing(self.line(block.last + 1), block.indent):
             return False
         below_then = self.map.original_line(last + 1)
-        if _is_code(below_then) and _indent(below_then) >= block.indent:
+        if below_then is not None and _is_code(below_then) and _indent(below_then) >= block.indent:
             return True  # glued above a statement that is gone
         if _is_code(self.map.original_line(first - 1)) and _ends_nothing(below_then, block.indent):
             # glued below a statement, ending its block: is that statement still right above?
@@ -258,7 +256,7 @@ class StaleComments:
         if below_then is None or _indent(below_then) < block.indent:
             return False  # it introduced nothing below it
         below = block.last + 1
-        while self.line(below) is not None and not self.line(below).strip():
+        while (text := self.line(below)) is not None and not text.strip():
             below += 1
         now = self.line(below)
         if now is None:
@@ -279,7 +277,7 @@ class StaleComments:
         """The block split where it joins comments that were apart in the original."""
         lines = block.text.split("\n")
         units = [CommentBlock(block.first, block.first, block.indent, lines[0])]
-        for number, comment in zip(range(block.first + 1, block.last + 1), lines[1:]):
+        for number, comment in zip(range(block.first + 1, block.last + 1), lines[1:], strict=False):
             previous = self.map.original_of(number - 1)
             if previous is not None and self.map.original_of(number) == previous + 1:
                 units[-1].last = number

@@ -22,11 +22,11 @@ from autodd_lsp.passes.base import (
 from autodd_lsp.passes.expressions import usable_here
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source, Span, last_line
 
 
 def body_span(source: Source, body: list[ast.stmt]) -> Span:
-    return source.stmt_lines_span(body[0])[0], source.line_end(body[-1].end_lineno)
+    return source.stmt_lines_span(body[0])[0], source.line_end(last_line(body[-1]))
 
 
 def is_block(source: Source, header: ast.stmt, body: list[ast.stmt]) -> bool:
@@ -40,7 +40,7 @@ def hoist(source: Source, stmt: ast.stmt, body: list[ast.stmt], name: str, prefi
     `prefix` (already indented at the statement's level) is put before the body.
     """
     start = source.line_start(source.first_line(stmt))
-    end = source.line_end(stmt.end_lineno)
+    end = source.line_end(last_line(stmt))
     kept = body_span(source, body)
     outer = source.indent_of_line(source.first_line(stmt))
     inner = source.indent_of_line(source.first_line(body[0]))
@@ -57,8 +57,9 @@ def if_edits(source: Source, stmt: ast.If, name: str) -> list[Edit]:
     edits = []
     if is_block(source, stmt, stmt.body):
         edits.append(hoist(source, stmt, stmt.body, name))
-    if stmt.orelse and is_elif(source, stmt.orelse[0]):
-        edits.append(promote_elif(source, stmt, stmt.orelse[0], name))
+    first_else = stmt.orelse[0] if stmt.orelse else None
+    if isinstance(first_else, ast.If) and is_elif(source, first_else):
+        edits.append(promote_elif(source, stmt, first_else, name))
     elif stmt.orelse and is_block(source, stmt, stmt.orelse):
         edits.append(hoist(source, stmt, stmt.orelse, name))
     return edits
@@ -67,7 +68,7 @@ def if_edits(source: Source, stmt: ast.If, name: str) -> list[Edit]:
 def promote_elif(source: Source, stmt: ast.If, elif_stmt: ast.If, name: str) -> Edit:
     """`if a: ... elif b: ...` becomes `if b: ...`."""
     start = source.line_start(stmt.lineno)
-    end = source.line_end(stmt.end_lineno)
+    end = source.line_end(last_line(stmt))
     kept = (source.offset(elif_stmt.lineno, elif_stmt.col_offset), end)
     indent = source.indent_of_line(stmt.lineno)
 
@@ -83,7 +84,7 @@ def drop_else(source: Source, stmt: ast.stmt, name: str) -> Edit | None:
     orelse = getattr(stmt, "orelse", None)
     if not orelse:
         return None
-    end = source.line_end(orelse[-1].end_lineno)
+    end = source.line_end(last_line(orelse[-1]))
     if isinstance(stmt, ast.If) and is_elif(source, orelse[0]):
         start = source.line_start(orelse[0].lineno)
     else:
@@ -140,8 +141,9 @@ def loop_value(ctx: PassContext, stmt: ast.For | ast.AsyncFor) -> str | None:
                 return None
             return recorded.literal
         if isinstance(target, (ast.Tuple, ast.List)):
-            parts = [value_of(element) for element in target.elts]
-            if None in parts:
+            found = [value_of(element) for element in target.elts]
+            parts = [part for part in found if part is not None]
+            if len(parts) != len(found):
                 return None
             return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
         return None  # a starred, attribute or subscript target
@@ -156,8 +158,8 @@ def with_edits(source: Source, stmt: ast.With | ast.AsyncWith, name: str) -> lis
     if not is_block(source, stmt, stmt.body):
         return []
     edits = [hoist(source, stmt, stmt.body, name)]
-    if len(stmt.items) == 1 and stmt.items[0].optional_vars is not None:
-        item = stmt.items[0]
+    item = stmt.items[0] if len(stmt.items) == 1 else None
+    if item is not None and item.optional_vars is not None:
         indent = source.indent_of_line(stmt.lineno)
         binding = f"{indent}{source.segment(item.optional_vars)} = {source.segment(item.context_expr)}\n"
         edits.append(hoist(source, stmt, stmt.body, name, prefix=binding))
@@ -174,7 +176,9 @@ def try_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
     return edits
 
 
-def definition_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
+def definition_edits(
+    source: Source, stmt: ast.While | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, name: str,
+) -> list[Edit]:
     if not is_block(source, stmt, stmt.body):
         return []
     return [hoist(source, stmt, stmt.body, name)]

@@ -5,11 +5,11 @@ list/tuple/set/dict entries, parameters, base classes, imported names,
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator, Sequence
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Located, Source, Span, last_line
 
 
 def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
@@ -19,7 +19,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
     elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         yield _spans(source, node.elts)
     elif isinstance(node, ast.Dict):
-        entries = [(k, v) for k, v in zip(node.keys, node.values) if k is not None]
+        entries = [(k, v) for k, v in zip(node.keys, node.values, strict=False) if k is not None]
         if len(entries) == len(node.keys):
             yield sorted((source.span(k)[0], source.span(v)[1]) for k, v in entries)
     elif isinstance(node, ast.ClassDef):
@@ -35,7 +35,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
         yield parameter_spans(source, node.args)
 
 
-def _spans(source: Source, nodes: list[ast.AST]) -> list[Span]:
+def _spans(source: Source, nodes: Sequence[Located]) -> list[Span]:
     return sorted(source.span(n) for n in nodes if hasattr(n, "lineno"))
 
 
@@ -43,7 +43,7 @@ def parameter_spans(source: Source, args: ast.arguments) -> list[Span]:
     """Each named parameter with its default and annotation (not `*`, `/`, *args, **kwargs)."""
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    pairs = list(zip(positional, defaults, strict=False)) + list(zip(args.kwonlyargs, args.kw_defaults, strict=False))
     spans = []
     for arg, default in pairs:
         start, end = source.span(arg)
@@ -111,7 +111,7 @@ def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
             continue
         line = decorator.lineno
         if source.lines[line - 1].lstrip().startswith("@") and decorator.end_lineno < node.lineno:
-            start, end = source.line_start(line), source.line_end(decorator.end_lineno)
+            start, end = source.line_start(line), source.line_end(last_line(decorator))
             edits.append(Edit((delete(start, end),), name, weight=end - start))
     return edits
 

@@ -11,11 +11,17 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import Iterator
+from collections.abc import Iterator
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
-from autodd_lsp.passes.base import Group, PassContext, annotations_of, ReductionPass, register
+from autodd_lsp.passes.base import (
+    Group,
+    PassContext,
+    ReductionPass,
+    annotations_of,
+    register,
+)
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
@@ -43,7 +49,7 @@ def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False, sou
                         yield from visit(part.value, False)
             return
         assignable = isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
-        if assignable and not skip:
+        if isinstance(node, ast.expr) and assignable and not skip:
             yield node
         annotations = annotations_of(node)
         for child in ast.iter_child_nodes(node):
@@ -174,7 +180,7 @@ def usable_here(ctx: PassContext, recorded) -> bool:
 def in_quotes(literal: str, quote: str) -> str:
     """`literal` (a `repr`) with its plain strings in the user's quotes, where that changes nothing else."""
     want, other = ('"', "'") if quote == "double" else ("'", '"') if quote == "single" else (None, None)
-    if want is None or other not in literal:
+    if want is None or other is None or other not in literal:
         return literal
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))

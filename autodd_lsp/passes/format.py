@@ -42,12 +42,18 @@ import subprocess
 import sys
 import threading
 import tokenize
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, replace, rewrite
-from autodd_lsp.syntax.source import Source, Span, first_line, statement_bodies
+from autodd_lsp.syntax.source import (
+    Source,
+    Span,
+    first_line,
+    last_line,
+    statement_bodies,
+)
 
 FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take; one timeout stops the pass
 MAX_CALLS_IN_PARALLEL = 4
@@ -122,7 +128,7 @@ class LogicalLines:
         self._innermost: dict[int, ast.stmt] = {}
         for stmt in ast.walk(source.tree):
             if isinstance(stmt, ast.stmt):  # ast.walk is breadth first: inner statements come later
-                for line in range(first_line(stmt), stmt.end_lineno + 1):
+                for line in range(first_line(stmt), last_line(stmt) + 1):
                     self._innermost[line] = stmt
 
     def range_of(self, line: int) -> LineRange:
@@ -130,7 +136,7 @@ class LogicalLines:
         stmt = self._innermost.get(line)
         bodies = statement_bodies(stmt) if stmt is not None else []
         if stmt is not None and not bodies:
-            return first_line(stmt), stmt.end_lineno  # any line of a simple statement, strings included
+            return first_line(stmt), last_line(stmt)  # any line of a simple statement, strings included
         if not lines[line - 1].strip():
             first = last = line
             while first > 1 and not lines[first - 2].strip():
@@ -297,7 +303,7 @@ def formatted_pieces(ctx: PassContext, ruff: str, timeout: float | None = None) 
         return []
     touched_blank = {line for first, last in ranges for line in range(first, last + 1) if not source.lines[line - 1].strip()}
     found: list[tuple[int, int, str]] = []
-    for line_range, output in zip(ranges, outputs):
+    for line_range, output in zip(ranges, outputs, strict=False):
         region = None if output is None else changed_region(source.lines, output.splitlines(keepends=True))
         if region is None:
             continue
@@ -338,7 +344,7 @@ def _region_patches(
     before, after = _blank_split(source.lines[first:end]), _blank_split(text.splitlines(keepends=True))
     pieces = []
     line = first
-    for old, new in zip(before, after):
+    for old, new in zip(before, after, strict=False):
         if old != new:
             if not old:
                 return None  # a pure insertion at a block's edge: leave the region alone

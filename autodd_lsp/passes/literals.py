@@ -12,6 +12,7 @@ import ast
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.expressions import replaceable_expressions
 from autodd_lsp.syntax.patch import Edit, delete, replace
+from autodd_lsp.syntax.source import last_line
 
 
 def smaller_ints(value: int) -> list[int]:
@@ -59,7 +60,7 @@ def string_line_edits(source, node: ast.Constant, name: str) -> list[Edit]:
     """Drop single lines inside a multi-line string: data embedded in a program
     (a config, a script the program interprets) shrinks like code does."""
     edits = []
-    for line in range(node.lineno + 1, node.end_lineno):
+    for line in range(node.lineno + 1, last_line(node)):
         start, end = source.line_start(line), source.line_end(line)
         edits.append(Edit((delete(start, end),), name, weight=end - start))
     return edits

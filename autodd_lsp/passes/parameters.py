@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from typing import Literal
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.elements import parameter_spans, removal_span
@@ -49,13 +50,13 @@ def _is_method(source: Source, func: ast.AST) -> bool:
     return isinstance(source.parents.get(func), ast.ClassDef)
 
 
-def argument_removal(source: Source, call: ast.Call, name: str, index: int) -> Span | None | bool:
+def argument_removal(source: Source, call: ast.Call, name: str, index: int | None) -> Span | Literal[False] | None:
     """The span to delete at a call site; None if nothing is passed; False if unknowable."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
-    elements = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    elements: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
     spans = [source.span(n) for n in elements]
-    target = None
+    target: ast.expr | ast.keyword | None = None
     if index is not None and index < len(call.args):
         target = call.args[index]
     else:

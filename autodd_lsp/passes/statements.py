@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register, walk_statements
+from autodd_lsp.passes.base import (
+    Group,
+    PassContext,
+    ReductionPass,
+    register,
+    walk_statements,
+)
 from autodd_lsp.syntax.patch import Edit, delete, replace
 
 

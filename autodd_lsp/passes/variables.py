@@ -16,7 +16,7 @@ from collections import defaultdict
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete, replace_with_span
 from autodd_lsp.syntax.precedence import ATOM, text_precedence
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Located, Source
 
 
 def _bindings_and_uses(tree: ast.AST):
@@ -81,7 +81,7 @@ class InlineVariables(ReductionPass):
         return edits
 
 
-def _inside(source: Source, use: ast.AST, assign: ast.Assign) -> bool:
+def _inside(source: Source, use: Located, assign: ast.Assign) -> bool:
     start, end = source.span(assign)
     use_start, _ = source.span(use)
     return start <= use_start < end

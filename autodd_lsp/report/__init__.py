@@ -19,7 +19,13 @@ from __future__ import annotations
 
 import os
 
-from autodd_lsp.report.bugreport import Environment, Package, bug_report, imported_modules, probe_environment
+from autodd_lsp.report.bugreport import (
+    Environment,
+    Package,
+    bug_report,
+    imported_modules,
+    probe_environment,
+)
 from autodd_lsp.report.regression import regression_test
 
 

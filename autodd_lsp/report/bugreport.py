@@ -37,12 +37,12 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp import __version__
-from autodd_lsp.shell import shell_word
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.signals import signal_name
+from autodd_lsp.shell import shell_word
+from autodd_lsp.syntax.parsing import parse
 
 PROBE_TIMEOUT_S = 60.0
 NOT_RECORDED = "(not recorded)"
@@ -111,7 +111,7 @@ if any(name in names for name in %(gpu)r):
         info["torch"] = {"error": "%%s: %%s" %% (type(error).__name__, error)}
 sys.stdout.flush()
 sys.stdout.write("\n" + %(marker)r + json.dumps(info) + "\n")
-""" % {"gpu": GPU_PACKAGES, "marker": _MARKER}
+""" % {"gpu": GPU_PACKAGES, "marker": _MARKER}  # noqa: UP031 - the probe is all braces: %-substitution keeps it readable
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
         with tempfile.TemporaryDirectory(prefix=f"autodd-{os.getpid()}-env-") as scratch:
             done = subprocess.run(
                 [python, "-c", _PROBE, os.path.abspath(folder), json.dumps(list(imports))],
-                cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
             )
     except subprocess.TimeoutExpired:
         return Environment(error=f"the probe of {python} did not finish in {timeout:g} s", imports=imports)
@@ -327,7 +327,7 @@ def _lines(count: int) -> str:
 def _shows(summary: Summary, spec: FailureSpec, timeout: float) -> str:
     line = summary.final_failure_line or summary.original_failure_line
     if spec.kind == "message":
-        return f"it shows {_inline(line)}." if line else f"it prints {_inline(spec.value)}."
+        return f"it shows {_inline(line)}." if line else f"it prints {_inline(str(spec.value))}."
     return f"it {spec.sentence(timeout)}" + (f", showing {_inline(line)}." if line else ".")
 
 

@@ -39,8 +39,8 @@ from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.pytest_target import PytestTest
-from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.files import source_encoding
+from autodd_lsp.oracle.signals import signal_name
 
 MIN_TIMEOUT_S = 60.0
 
@@ -180,6 +180,8 @@ def _constants(spec: FailureSpec, signal_number: int | None) -> str:
     if spec.kind == "regex":
         return f"PATTERN = re.compile({spec.value!r})"
     if spec.kind == "crash":
+        if signal_number is None:
+            raise ValueError("a regression test of a crash needs its signal")
         return f"SIGNAL = signal.{signal_name(signal_number)}.value"
     if spec.kind == "exit-code":
         return f"EXIT_STATUS = {spec.value!r}"

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.search.probdd import ProbDD
 
 # test(indices to apply, cancel event) -> interesting?
-TestFn = Callable[[list[int], threading.Event], bool]
+TestFn = Callable[[list[int], Cancel], bool]
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Chain:
     strategy: ProbDD
     test: TestFn
     on_accept: Callable[[list[int]], None] = lambda applied: None
-    new_event: Callable[[], threading.Event] = threading.Event
+    new_event: Callable[[], Cancel] = threading.Event
     _speculative: ProbDD | None = field(default=None, repr=False)
     _in_flight: deque = field(default_factory=deque, repr=False)
     _exhausted: bool = False  # the speculative copy has nothing more to propose
@@ -49,8 +50,8 @@ def search(
     on_accept: Callable[[list[int]], None],
     stopped: Callable[[], bool],
     on_result: Callable[[], None] = lambda: None,
-    new_event: Callable[[], threading.Event] = threading.Event,
-    on_discard: Callable[[list[threading.Event]], None] = lambda events: None,
+    new_event: Callable[[], Cancel] = threading.Event,
+    on_discard: Callable[[list[Cancel]], None] = lambda events: None,
 ) -> list[int]:
     """Drive `strategy` to the end (or until `stopped()`); return the applied indices.
 
@@ -67,7 +68,7 @@ def search_chains(
     jobs: int,
     stopped: Callable[[], bool],
     on_result: Callable[[], None] = lambda: None,
-    on_discard: Callable[[list[threading.Event]], None] = lambda events: None,
+    on_discard: Callable[[list[Cancel]], None] = lambda events: None,
     on_idle: Callable[[int], None] = lambda free: None,
 ) -> None:
     """Drive every chain's strategy to its end (or until `stopped()`), `jobs` runs (+1 prepared) in all.
@@ -114,6 +115,8 @@ def _fill(chains: list[Chain], pool: ThreadPoolExecutor, limit: int) -> None:
             return
         chain = min(open_chains, key=lambda chain: len(chain._in_flight))
         speculative = chain._speculative
+        if speculative is None:
+            raise RuntimeError("a chain proposes only inside search_chains")
         subset = speculative.propose()
         if subset is None:
             chain._exhausted = True

@@ -18,7 +18,7 @@ class ProbDD:
         self.applied: list[int] = []
         self.open: list[int] = list(range(size))
 
-    def copy(self) -> "ProbDD":
+    def copy(self) -> ProbDD:
         clone = ProbDD.__new__(ProbDD)
         clone.needed = list(self.needed)
         clone.applied = list(self.applied)

@@ -31,11 +31,11 @@ runs, not what it decides. A region whose set the merge refused is not
 from __future__ import annotations
 
 import bisect
-import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.search.driver import Chain, TestFn, search_chains
 from autodd_lsp.search.probdd import ProbDD
 
@@ -91,8 +91,8 @@ def search_regions(
     jobs: int,
     stopped: Callable[[], bool],
     on_result: Callable[[], None],
-    new_chain: Callable[[], Callable[[], threading.Event]],
-    on_discard: Callable[[list[threading.Event]], None],
+    new_chain: Callable[[], Callable[[], Cancel]],
+    on_discard: Callable[[list[Cancel]], None],
     on_region_accept: Callable[[int, list[int]], None] = lambda region, applied: None,
 ) -> RegionOutcome:
     """Run one ProbDD per region (edit indices, in order) as parallel chains, then merge.
@@ -106,7 +106,7 @@ def search_regions(
     chains = [
         Chain(strategy, _in_region(test, region), new_event=new_chain(),
               on_accept=_told(on_region_accept, number, region))
-        for number, (region, strategy) in enumerate(zip(regions, strategies))
+        for number, (region, strategy) in enumerate(zip(regions, strategies, strict=False))
     ]
     merge_events = new_chain()
     early = _EarlyMerge(regions, strategies, test, pool, merge_events)
@@ -114,8 +114,8 @@ def search_regions(
         search_chains(chains, pool, jobs, stopped, on_result, on_discard, on_idle=early.start)
     finally:
         early.stop_unless_running_for(_union(regions, strategies) if not stopped() else None, on_discard)
-    found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies)]
-    needed = sorted(region[i] for region, strategy in zip(regions, strategies)
+    found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies, strict=False)]
+    needed = sorted(region[i] for region, strategy in zip(regions, strategies, strict=False)
                     for i in strategy.open_or_needed())
     sets = [applied for applied in found if applied]
     if len(sets) <= 1 or stopped():
@@ -135,7 +135,7 @@ def search_regions(
 
 
 def _union(regions: list[list[int]], strategies: list[ProbDD]) -> list[int]:
-    return sorted(region[i] for region, strategy in zip(regions, strategies) for i in strategy.applied)
+    return sorted(region[i] for region, strategy in zip(regions, strategies, strict=False) for i in strategy.applied)
 
 
 class _EarlyMerge:
@@ -153,7 +153,7 @@ class _EarlyMerge:
         self._regions, self._strategies, self._test, self._pool = regions, strategies, test, pool
         self._new_event = new_event
         self._tried: set[tuple[int, ...]] = set()
-        self._running: tuple[tuple[int, ...], object, threading.Event] | None = None
+        self._running: tuple[tuple[int, ...], Future[bool], Cancel] | None = None
 
     def start(self, free: int) -> None:
         union = tuple(_union(self._regions, self._strategies))
@@ -190,7 +190,7 @@ def _told(on_region_accept, number: int, region: list[int]) -> Callable[[list[in
 def _in_region(test: TestFn, region: list[int]) -> TestFn:
     """The test of a region's chain: its local indices mapped to the search's edit indices."""
 
-    def region_test(local: list[int], cancel: threading.Event) -> bool:
+    def region_test(local: list[int], cancel: Cancel) -> bool:
         return test([region[i] for i in local], cancel)
 
     return region_test

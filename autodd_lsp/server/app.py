@@ -12,8 +12,8 @@ from autodd_lsp.server import code_actions, loop
 from autodd_lsp.server.diagnostics import DiagnosticsPublisher, is_python_document
 from autodd_lsp.server.positions import UTF16
 from autodd_lsp.server.request import RunError, as_argument
-from autodd_lsp.syntax.lines import split_lines
 from autodd_lsp.server.sessions import Minimizer
+from autodd_lsp.syntax.lines import split_lines
 
 SHUTDOWN_WAIT_S = 5.0
 CONVERTER = converters.get_converter()  # lsprotocol's, for LSP structures inside our commands' arguments
@@ -130,12 +130,12 @@ async def apply_freeze(ls: AutoddServer, action: str, args: tuple) -> dict:
         arguments = as_argument(args)
         uri = arguments.get("uri")
         document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
-        if document is None:
+        if document is None or not isinstance(uri, str):
             raise RunError(f"{action}: the document is not open: {uri}")
         selection = CONVERTER.structure(arguments.get("range"), types.Range)
     except RunError as error:
         return refuse(ls, str(error))
-    except Exception:
+    except Exception:  # noqa: BLE001 - malformed arguments: cattrs raises many kinds
         return refuse(ls, f"{action}: expected {{uri, range}} with an LSP range")
     lines = split_lines(document.source)
     start, end = code_actions.selected_lines(lines, selection, ls.position_encoding)

@@ -61,7 +61,7 @@ def freeze_or_unfreeze(action: str, text: str, start_line: int, end_line: int) -
     compute = freeze_edits if action == "freeze" else unfreeze_edits
     try:
         return list(compute(text, start_line, end_line))
-    except Exception:  # e.g. the text does not parse: offer nothing
+    except Exception:  # noqa: BLE001 - e.g. the text does not parse: offer nothing
         return []
 
 

@@ -70,7 +70,7 @@ class DiagnosticsPublisher:
             return
         try:
             info = parse_freeze(document.source)
-        except Exception as error:  # a bug in the parser must not take the server down
+        except Exception as error:  # noqa: BLE001 - a bug in the parser must not take the server down
             self.server.window_log_message(
                 types.LogMessageParams(type=types.MessageType.Error, message=f"freeze parser: {error}")
             )

@@ -22,6 +22,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -35,7 +36,9 @@ from autodd_lsp.engine import (
     Progress,
     ReduceOptions,
     Reduction,
+    Size,
     Started,
+    Stats,
     Summary,
     UsageError,
 )
@@ -55,7 +58,7 @@ from autodd_lsp.server.progress import (
     size_dict,
     structured_progress,
 )
-from autodd_lsp.server.request import MinimizeRequest, RunError, MinimizeSettings
+from autodd_lsp.server.request import MinimizeRequest, MinimizeSettings, RunError
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
@@ -90,7 +93,13 @@ class SourceFile:
     saved: bool = True  # whether `text` is what the file on disk holds
 
 
-InThread = Callable[[Callable[[], object]], Awaitable[object]]
+T = TypeVar("T")
+
+
+class InThread(Protocol):
+    """Runs a blocking function in a worker thread; awaits its result (`Sessions.in_thread`)."""
+
+    def __call__(self, function: Callable[[], T], /) -> Awaitable[T]: ...
 
 
 class MinimizeRun:
@@ -121,7 +130,9 @@ class MinimizeRun:
         self.reduction: Reduction | None = None
         self.cancel_event = threading.Event()  # stops a probe
         self.stop_reason: str | None = None
-        self._original = self._size = self._stats = None
+        self._original: Size | None = None
+        self._size: Size | None = None
+        self._stats: Stats | None = None
         self._newest_text: str | None = None
         self._offers_pending = 0  # a person's edits the engine is judging: nothing is streamed meanwhile
         self._output_ready: asyncio.Task | None = None
@@ -190,7 +201,7 @@ class MinimizeRun:
             if failure is None:
                 return self._result("cancelled", self.stop_reason or "no failure chosen: nothing was minimized")
         if self.cancelled:
-            return self._result("cancelled", self.stop_reason)
+            return self._result("cancelled", self.stop_reason or "cancelled")
         reduce_options = self.options.with_failure(failure)
         summary = await self._reduce(reduce_options)
         return await self._finish(summary, reduce_options)
@@ -311,7 +322,8 @@ class MinimizeRun:
             # A result of an earlier run may be open: its edits start from what the editor holds.
             shown = self.server.workspace.text_documents.get(self.output_uri)
             self._open_stream(shown.source if shown is not None else self.source.text)
-        self.stream.start()
+        if self.stream is not None:  # opened above, or at the start of an in-place run
+            self.stream.start()
 
     def _open_stream(self, client_text: str) -> None:
         self.stream = DocumentStream(
@@ -365,7 +377,7 @@ class MinimizeRun:
             await self.server.window_show_document_async(
                 types.ShowDocumentParams(uri=self.output_uri, take_focus=False)
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the client's refusal, whatever its form
             logger.info("showDocument %s: %s", self.output_uri, error)
 
     async def _finish(self, summary: Summary, options: ReduceOptions) -> dict:
@@ -385,7 +397,7 @@ class MinimizeRun:
         if not summary.cancelled:
             spec = options.spec
             self.finished = FinishedRun(
-                summary, self.source.path, self.output_path, spec.value if spec.kind == "message" else "", options,
+                summary, self.source.path, self.output_path, str(spec.value) if spec.kind == "message" else "", options,
                 self.reduction,
             )
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
@@ -403,7 +415,7 @@ class MinimizeRun:
 
     def _fail(self, message: str) -> dict:
         if self.cancelled and self.stop_reason != DOCUMENT_EDITED:
-            return self._result("cancelled", self.stop_reason)
+            return self._result("cancelled", self.stop_reason or "cancelled")
         return self._result("failed", message)
 
     @staticmethod

@@ -79,7 +79,7 @@ class RunProgress:
             self.token = f"autodd-{uuid.uuid4()}"
             try:
                 await asyncio.wait_for(self.server.work_done_progress.create_async(self.token), 10)
-            except Exception as error:  # the client refused: run without a progress bar
+            except Exception as error:  # noqa: BLE001 - the client refused: run without a progress bar
                 logger.info("no progress bar: %s", error)
                 self.token = None
         if self.token is None:
@@ -89,7 +89,11 @@ class RunProgress:
             self.token,
             types.WorkDoneProgressBegin(title=self.title, message=message, cancellable=True, percentage=0),
         )
-        progress.tokens[self.token].add_done_callback(lambda future: future.cancelled() and on_cancel())
+        def cancelled(future: asyncio.Future[object]) -> None:
+            if future.cancelled():
+                on_cancel()
+
+        progress.tokens[self.token].add_done_callback(cancelled)
 
     def report(self, message: str, percentage: int | None = None, fields: dict | None = None) -> None:
         """Show `message` (and send `fields` as autodd/progress); reports closer together than

@@ -18,20 +18,22 @@ import concurrent.futures
 import logging
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import UsageError
 from autodd_lsp.engine.loop import without_line
-from autodd_lsp.execution import CancelEvent
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
     output_tail,
     suggest_err_msgs,
     suggest_kinds,
 )
+from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
 from autodd_lsp.report import (
     bug_report,
@@ -41,23 +43,24 @@ from autodd_lsp.report import (
 )
 from autodd_lsp.server.loop import line_diagnostic, without_message
 from autodd_lsp.server.minimize import FinishedRun, MinimizeRun, SourceFile
-from autodd_lsp.server.stream import same_text
 from autodd_lsp.server.request import (
     SECTION,
     MinimizeRequest,
-    RunError,
     MinimizeSettings,
+    RunError,
     annotation_problem,
     as_argument,
     failure_arguments,
 )
+from autodd_lsp.server.stream import same_text
 
 logger = logging.getLogger(__name__)
 
 ALREADY_RUNNING = "already minimizing this file"
 NO_FINISHED_RUN = "no finished minimization of this file yet: run AutoDD: Minimize to the end first"
 # command -> (what it writes, the default path beside the source, the text)
-ARTIFACTS = {
+T = TypeVar("T")
+ARTIFACTS: dict[str, tuple[str, Callable[..., str], Callable[..., str]]] = {
     "autodd.writeReport": ("report", default_report_path, bug_report),
     "autodd.writeTest": ("regression test", default_test_path, regression_test),
 }
@@ -257,7 +260,7 @@ class Minimizer:
         self.executor.shutdown(wait=False, cancel_futures=True)
         concurrent.futures.wait(list(self._working), timeout)
 
-    async def in_thread(self, function):
+    async def in_thread(self, function: Callable[[], T]) -> T:
         """Run the blocking `function` in a worker thread that close() waits for."""
         future = self.executor.submit(function)
         self._working.add(future)
@@ -295,7 +298,7 @@ class Minimizer:
         params = types.ConfigurationParams(items=[types.ConfigurationItem(scope_uri=uri, section=SECTION)])
         try:
             values = await asyncio.wait_for(self.server.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the client's refusal, whatever its form
             logger.info("workspace/configuration: %s", error)
             return {}
         first = values[0] if values else None

@@ -156,7 +156,7 @@ class DocumentStream:
             result = await self.server.workspace_apply_edit_async(
                 types.ApplyWorkspaceEditParams(edit=self._workspace_edit(edits, version), label=self.label)
             )
-        except Exception as error:  # e.g. the client went away
+        except Exception as error:  # noqa: BLE001 - e.g. the client went away
             self._give_up(f"workspace/applyEdit failed: {error}")
             return False
         finally:

@@ -53,7 +53,7 @@ def split_chunks(lines: list[str]) -> list[Chunk]:
         elif not decorated and not _CONTINUATION.match(line):
             starts.append(index)
         decorated = line[0] == "@"
-    bounds = zip(starts, starts[1:] + [len(lines)])
+    bounds = zip(starts, [*starts[1:], len(lines)], strict=False)
     return [Chunk(lo + 1, hi, "\n".join(lines[lo:hi])) for lo, hi in bounds]
 
 

@@ -6,8 +6,8 @@ import ast
 import io
 import re
 import tokenize
-
 from dataclasses import dataclass
+
 from autodd_lsp.syntax.parsing import parse
 
 

@@ -49,7 +49,7 @@ def aligned(text: str, shadow: str) -> str:
     if len(real_lines) != len(shadow_lines):
         return "\n".join(_unknown(line) for line in real_lines)
     fixed = []
-    for real, mirrored in zip(real_lines, shadow_lines):
+    for real, mirrored in zip(real_lines, shadow_lines, strict=False):
         if len(real) == len(mirrored):
             fixed.append(mirrored)
             continue

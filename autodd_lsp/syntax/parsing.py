@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import ast
 import threading
+from typing import Any, Literal, overload
 
 _LOCK = threading.Lock()
 
 
-def parse(source, filename: str = "<unknown>", mode: str = "exec", **options) -> ast.AST:
+@overload
+def parse(source: str | bytes, filename: str = ..., mode: Literal["exec"] = ..., **options: Any) -> ast.Module: ...
+@overload
+def parse(source: str | bytes, filename: str = ..., *, mode: Literal["eval"], **options: Any) -> ast.Expression: ...
+@overload
+def parse(source: str | bytes, filename: str, mode: str, **options: Any) -> ast.AST: ...
+
+
+def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec", **options: Any) -> ast.AST:
     with _LOCK:
         return ast.parse(source, filename, mode, **options)

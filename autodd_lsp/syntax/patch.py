@@ -17,9 +17,9 @@ so a candidate never fails to parse just because a block became empty.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from difflib import SequenceMatcher
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
 
 from autodd_lsp.syntax.source import Span
 

@@ -10,9 +10,23 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
+
 from autodd_lsp.syntax.parsing import parse
 
 Span = tuple[int, int]  # [start, end) character offsets into Source.text
+# The nodes that have a position (ast.AST itself has none).
+Located = ast.stmt | ast.expr | ast.arg | ast.keyword | ast.alias | ast.excepthandler | ast.pattern
+LOCATED = (ast.stmt, ast.expr, ast.arg, ast.keyword, ast.alias, ast.excepthandler, ast.pattern)  # for isinstance
+
+
+def last_line(node: Located) -> int:
+    """The node's last line. A parsed node has it (typeshed allows None, for nodes built by hand)."""
+    return node.end_lineno if node.end_lineno is not None else node.lineno
+
+
+def end_col(node: Located) -> int:
+    """The UTF-8 byte column just past the node (see `last_line`)."""
+    return node.end_col_offset if node.end_col_offset is not None else node.col_offset
 
 
 class Source:
@@ -34,14 +48,14 @@ class Source:
             col = len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
         return self.line_starts[lineno - 1] + col
 
-    def span(self, node: ast.AST) -> Span:
+    def span(self, node: Located) -> Span:
         """Exact span of an expression or statement (decorators not included)."""
         return (
             self.offset(node.lineno, node.col_offset),
-            self.offset(node.end_lineno, node.end_col_offset),
+            self.offset(last_line(node), end_col(node)),
         )
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: Located) -> str:
         start, end = self.span(node)
         return self.text[start:end]
 
@@ -66,8 +80,8 @@ class Source:
         head = self.text[start : self.offset(first, _col_of_first(stmt))]
         if head.strip():
             return False
-        end = self.offset(stmt.end_lineno, stmt.end_col_offset)
-        tail = self.text[end : self.line_end(stmt.end_lineno)]
+        end = self.offset(last_line(stmt), end_col(stmt))
+        tail = self.text[end : self.line_end(last_line(stmt))]
         tail = tail.strip()
         return not tail or tail.startswith("#")
 
@@ -76,7 +90,7 @@ class Source:
         first = self.first_line(stmt)
         if with_comments:
             first = self._glued_comment_start(first)
-        return self.line_start(first), self.line_end(stmt.end_lineno)
+        return self.line_start(first), self.line_end(last_line(stmt))
 
     def _glued_comment_start(self, first: int) -> int:
         """Comment lines directly above a statement belong to it (not AutoDD annotations)."""
@@ -105,7 +119,7 @@ class Source:
         return parents
 
 
-def first_line(node: ast.AST) -> int:
+def first_line(node: Located) -> int:
     """The node's first line, its decorators included."""
     decorators = getattr(node, "decorator_list", None)
     return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno

@@ -33,7 +33,7 @@ class RecordedValues:
         self.parameters = parameters
 
     @classmethod
-    def load(cls, path: str, original: Source) -> "RecordedValues":
+    def load(cls, path: str, original: Source) -> RecordedValues:
         """Read `record_main.py`'s JSON; positions are ast's (1-based line, UTF-8 column)."""
         with open(path, encoding="utf-8") as handle:
             rows = json.load(handle)

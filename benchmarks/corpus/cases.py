@@ -6,9 +6,9 @@ because the reference tool execs candidates with __name__ == "builtins".
 """
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 CORPUS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = CORPUS_DIR.parent.parent
@@ -54,6 +54,8 @@ class Case:
         if self.builder is not None:
             return self.builder(folder)
         target = folder / f"{self.name}.py"
+        if self.source is None:
+            raise ValueError(f"case {self.name} has neither a source nor a builder")
         shutil.copyfile(self.source, target)
         return target
 

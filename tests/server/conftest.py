@@ -6,13 +6,12 @@ Modules that start their own servers (test_lifetime.py) simply do not use `clien
 
 import pytest
 import pytest_lsp
-from pytest_lsp import LanguageClient
 
 from tests.support import server_harness as h
 
 
 @pytest_lsp.fixture(config=h.server_config(), scope="module")
-async def client(lsp_client: LanguageClient, request, tmp_path_factory):
+async def client(lsp_client: h.EditorClient, request, tmp_path_factory):
     settings = getattr(request.module, "SERVER_SETTINGS", None)
     await h.initialize(lsp_client, tmp_path_factory.mktemp("root"), settings=settings)
     yield

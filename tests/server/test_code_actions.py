@@ -3,9 +3,9 @@
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from tests.support import server_harness as h
+from tests.support.server_harness import EditorClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -19,7 +19,7 @@ def span(start_line, start_char, end_line, end_char) -> types.Range:
                        end=types.Position(line=end_line, character=end_char))
 
 
-async def actions(client: LanguageClient, uri: str, selection: types.Range, only=None):
+async def actions(client: EditorClient, uri: str, selection: types.Range, only=None):
     params = types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=selection,
@@ -32,7 +32,7 @@ def titled(found, word: str):
     return [a for a in found if word in a.title]
 
 
-async def test_minimize_is_offered_everywhere_with_its_command(client: LanguageClient, tmp_path):
+async def test_minimize_is_offered_everywhere_with_its_command(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "a.py", PROGRAM))
 
     found = await actions(client, uri, span(0, 0, 0, 0))
@@ -40,12 +40,12 @@ async def test_minimize_is_offered_everywhere_with_its_command(client: LanguageC
     (minimize,) = titled(found, "Minimize")
     assert isinstance(minimize, types.CodeAction)
     assert minimize.kind == "refactor.autodd.minimize"  # a kind VS Code's light bulb lists
-    assert minimize.command.command == "autodd.minimize"
-    assert list(minimize.command.arguments) == [{"uri": uri}]
+    assert minimize.command is not None and minimize.command.command == "autodd.minimize"
+    assert list(minimize.command.arguments or []) == [{"uri": uri}]
     assert titled(found, "Freeze") == [] and titled(found, "Unfreeze") == []  # a cursor, no annotation
 
 
-async def test_kinds_filter_the_actions(client: LanguageClient, tmp_path):
+async def test_kinds_filter_the_actions(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "b.py", PROGRAM))
     whole = span(2, 0, 4, 0)
 
@@ -60,7 +60,7 @@ async def test_kinds_filter_the_actions(client: LanguageClient, tmp_path):
     assert [a.title for a in everything] == [a.title for a in refactor_only]  # each listed once
 
 
-async def test_freeze_selection_edit_freezes_those_lines(client: LanguageClient, tmp_path):
+async def test_freeze_selection_edit_freezes_those_lines(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "c.py", PROGRAM))
 
     (freeze,) = titled(await actions(client, uri, span(2, 0, 3, 5)), "Freeze selection")
@@ -75,7 +75,7 @@ async def test_freeze_selection_edit_freezes_those_lines(client: LanguageClient,
     assert "x = 1" in {frozen_text.splitlines()[line] for line in frozen_lines}
 
 
-async def test_unfreeze_is_offered_on_an_annotated_line_only(client: LanguageClient, tmp_path):
+async def test_unfreeze_is_offered_on_an_annotated_line_only(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "d.py", FROZEN))
 
     on_annotation = await actions(client, uri, span(2, 3, 2, 3))
@@ -86,7 +86,7 @@ async def test_unfreeze_is_offered_on_an_annotated_line_only(client: LanguageCli
     assert titled(elsewhere, "Unfreeze") == []
 
 
-async def test_freeze_and_unfreeze_commands_apply_their_edits(client: LanguageClient, tmp_path):
+async def test_freeze_and_unfreeze_commands_apply_their_edits(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "e.py", PROGRAM))
 
     result = await h.execute(client, "autodd.freeze", {"uri": uri, "range": {
@@ -100,7 +100,7 @@ async def test_freeze_and_unfreeze_commands_apply_their_edits(client: LanguageCl
     assert client.documents[uri].text == PROGRAM
 
 
-async def test_no_actions_for_other_languages(client: LanguageClient, tmp_path):
+async def test_no_actions_for_other_languages(client: EditorClient, tmp_path):
     path = h.write(tmp_path, "notes.txt", "x = 1\n")
     uri = h.open_document(client, path, language_id="plaintext")
 

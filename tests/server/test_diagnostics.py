@@ -3,9 +3,9 @@
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from tests.support import server_harness as h
+from tests.support.server_harness import EditorClient
 
 GOOD = "import os\n# autodd: freeze-start\nx = 1\ny = 2\n# autodd: end-freeze\nprint(x)\n"
 BAD = "import os\nx = 1\n# autodd: end-freeze\nprint(x)\n"
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 
-async def test_bad_marker_is_an_error_at_its_line_and_fixing_clears_it(client: LanguageClient, tmp_path):
+async def test_bad_marker_is_an_error_at_its_line_and_fixing_clears_it(client: EditorClient, tmp_path):
     path = tmp_path / "prog.py"
     path.write_text(BAD)
     uri = h.open_document(client, path)
@@ -34,7 +34,7 @@ async def test_bad_marker_is_an_error_at_its_line_and_fixing_clears_it(client: L
     assert {2, 3} <= frozen_lines and 5 not in frozen_lines  # x = 1, y = 2; not print(x)
 
 
-async def test_a_syntax_error_is_not_our_diagnostic(client: LanguageClient, tmp_path):
+async def test_a_syntax_error_is_not_our_diagnostic(client: EditorClient, tmp_path):
     path = tmp_path / "broken.py"
     path.write_text("def f(:\n    pass\n")
     uri = h.open_document(client, path)
@@ -42,7 +42,7 @@ async def test_a_syntax_error_is_not_our_diagnostic(client: LanguageClient, tmp_
     assert len(client.diagnostics[uri]) == 0
 
 
-async def test_columns_count_utf16_code_units(client: LanguageClient, tmp_path):
+async def test_columns_count_utf16_code_units(client: EditorClient, tmp_path):
     path = tmp_path / "emoji.py"
     text = 's = "\U0001F600"  # autodd: end-freeze\n'
     path.write_text(text)
@@ -54,7 +54,7 @@ async def test_columns_count_utf16_code_units(client: LanguageClient, tmp_path):
     assert found.end.character == len(text.rstrip("\n")) + 1
 
 
-async def test_a_warning_stays_a_warning(client: LanguageClient, tmp_path):
+async def test_a_warning_stays_a_warning(client: EditorClient, tmp_path):
     path = tmp_path / "typo.py"
     path.write_text("x = 1  # autodd: freez\n")
     uri = h.open_document(client, path)

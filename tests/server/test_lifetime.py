@@ -19,11 +19,11 @@ def alive(pid: int) -> bool:
 
 
 def test_help_and_version():
-    version = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--version"], capture_output=True, text=True)
+    version = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--version"], capture_output=True, text=True, check=False)
     assert version.returncode == 0 and "autodd-lsp" in version.stdout
-    helped = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--help"], capture_output=True, text=True)
+    helped = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--help"], capture_output=True, text=True, check=False)
     assert helped.returncode == 0 and "--tcp" in helped.stdout
-    bad = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--tcp", "nowhere"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "autodd_lsp.server", "--tcp", "nowhere"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
 
 
@@ -35,8 +35,8 @@ async def start_slow_run(tmp_path: Path):
     uri = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
     run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
     await h.wait_until(lambda: any(len(v) > 2 for v in client.progress_reports.values()), timeout=20)
-    await h.wait_until(lambda: h.descendants(client._server.pid), timeout=10)
-    return client, run, h.descendants(client._server.pid)
+    await h.wait_until(lambda: h.descendants(h.server_pid(client)), timeout=10)
+    return client, run, h.descendants(h.server_pid(client))
 
 
 async def test_shutdown_cancels_the_run_and_exit_leaves_no_process(tmp_path):
@@ -112,7 +112,7 @@ def test_tcp_session(tmp_path):
         assert receive()["id"] == 2
         send({"method": "exit"})
         assert server.wait(timeout=10) == 0
-        assert server.stderr.read() == ""
+        assert server.stderr is not None and server.stderr.read() == ""
         connection.close()
     finally:
         if server.poll() is None:

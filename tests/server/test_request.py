@@ -66,7 +66,7 @@ def test_an_engine_verdict_names_the_setting_not_the_command_line_flag():
 
 
 def test_a_bad_setting_says_it_is_a_setting():
-    with pytest.raises(RunError, match="^setting timeout must be a number"):
+    with pytest.raises(RunError, match=r"^setting timeout must be a number"):
         options({"errMsg": "x"}, {"timeout": "soon"})
 
 
@@ -89,4 +89,4 @@ def test_every_engine_option_names_a_field_of_reduce_options():
 def test_annotation_problems_are_placed():
     assert annotation_problem("x = 1  # autodd: freeze\n") is None
     problem = annotation_problem("x = 1\n    # autodd: end-freeze\n")
-    assert problem.startswith("line 2, column 5: ")
+    assert problem is not None and problem.startswith("line 2, column 5: ")

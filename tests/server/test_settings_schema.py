@@ -43,7 +43,9 @@ def test_every_engine_option_is_a_setting_with_the_engines_default_and_choices()
 
 def test_the_extension_sends_exactly_the_run_settings_the_server_reads():
     text = (EXTENSION / "src" / "settings.ts").read_text()
-    keys = re.search(r"RUN_OPTION_KEYS = \[(.*?)\] as const", text, re.S).group(1)
+    found = re.search(r"RUN_OPTION_KEYS = \[(.*?)\] as const", text, re.S)
+    assert found is not None, "settings.ts has no RUN_OPTION_KEYS"
+    keys = found.group(1)
     sent = set(re.findall(r"'(\w+)'", keys))
     read = (set(ENGINE_OPTIONS) - NOT_SETTINGS - {"interpreter"}) | {"output"}  # interpreter starts the server
     assert sent == read

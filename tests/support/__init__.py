@@ -26,9 +26,35 @@ def run_standalone(path: Path, cwd: Path | None = None, timeout: float = 60) -> 
         capture_output=True,
         text=True,
         timeout=timeout,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL, check=False,
     )
     return done.stdout + done.stderr
+
+
+def autodd(*args: object, cwd: Path | str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The `autodd` command as a user runs it (this interpreter's `python -m autodd_lsp`)."""
+    return subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL, check=False,
+    )
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess[str], code: int, fragment: str) -> None:
+    """Bad input: exit `code`, no traceback, exactly one `autodd: error:` line, which says `fragment`."""
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
+    assert len(errors) == 1 and fragment in errors[0], done.stderr
+
+
+def run_pytest(test_file: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """An emitted test, run the way a maintainer would: `python -m pytest FILE` in a folder of its own
+    (its tmp_path goes beside that folder)."""
+    basetemp = cwd.parent / f"pytest-{test_file.stem}"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", str(test_file)],
+        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
+    )
 
 
 def process_table() -> dict[int, tuple[int, str]]:
@@ -71,29 +97,3 @@ def write_python_without_runner(folder: Path) -> Path:
     )
     path.chmod(0o755)
     return path
-
-
-def autodd(*args, cwd=None, env=None) -> subprocess.CompletedProcess:
-    """The CLI, as a person runs it: `python -m autodd_lsp ARGS`, stdin closed."""
-    return subprocess.run(
-        [sys.executable, "-m", "autodd_lsp", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL, check=False,
-    )
-
-
-def assert_one_line_error(done: subprocess.CompletedProcess, code: int, fragment: str) -> None:
-    """The CLI exited with `code` and said what was wrong in one `autodd: error:` line, no traceback."""
-    assert done.returncode == code, done.stderr
-    assert "Traceback" not in done.stderr
-    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
-    assert len(errors) == 1 and fragment in errors[0], done.stderr
-
-
-def run_pytest(test_file: Path, cwd: Path) -> subprocess.CompletedProcess:
-    """An emitted test, run the way a maintainer would: `python -m pytest FILE` in a folder of its own
-    (its tmp_path goes beside that folder)."""
-    basetemp = cwd.parent / f"pytest-{test_file.stem}"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", str(test_file)],
-        cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
-    )
