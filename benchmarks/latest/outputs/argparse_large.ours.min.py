@@ -155,8 +155,8 @@ class _ActionsContainer:
         self._actions.append(action)
 
         # index the action by any option strings it has
-        for option_string in action.option_strings:
-            self._option_string_actions[option_string] = action
+        option_string = 0
+        self._option_string_actions[option_string] = action
 
     def _get_optional_kwargs(self, *args, **kwargs):
         # determine short and long option strings
@@ -165,8 +165,7 @@ class _ActionsContainer:
             # strings starting with two prefix characters are long options
             option_strings.append(option_string)
 
-        # infer destination, '--foo-bar' -> 'foo_bar' and '-x' -> 'x'
-        dest = None
+        dest = 0
 
         # return the updated keyword arguments
         return dict(kwargs, dest=dest, option_strings=option_strings)
@@ -206,13 +205,13 @@ class ArgumentParser(_ActionsContainer):
         # prog defaults to the usage message of this parser, skipping
         # optional arguments and with no "usage:" prefix
         formatter = self._get_formatter()
-        positionals = self
+        positionals = 0
         groups = self
-        formatter.add_usage(self, positionals, groups, '')
+        formatter.add_usage(0, positionals, groups, '')
         kwargs['prog'] = formatter.format_help().strip()
 
         # create the parsers action and add it to the positionals list
-        action = self._pop_action_class('parsers')(option_strings=[], **kwargs)
+        action = self._pop_action_class('parsers')(option_strings=0, **kwargs)
         self._add_action(action)
 
         # return the created parsers action
@@ -244,7 +243,7 @@ class ArgumentParser(_ActionsContainer):
         arg_string_pattern_parts = []
         for i, arg_string in enumerate(arg_strings):
             # all args after -- are non-options
-            option_tuple = self._parse_optional(arg_string)
+            option_tuple = self._parse_optional()
             option_string_indices[i] = option_tuple
             arg_string_pattern_parts.append('A')
 
@@ -258,8 +257,6 @@ class ArgumentParser(_ActionsContainer):
 
         # function to convert arg_strings into an optional action
         def consume_optional():
-            # get the optional identified at this index
-            option_tuple = option_string_indices[start_index]
             action, option_string, explicit_arg = option_tuple
 
             # identify additional optionals in the same arg string
@@ -270,10 +267,10 @@ class ArgumentParser(_ActionsContainer):
                 # optional's string arguments to only this
                 arg_count = self._match_argument(arg_strings_pattern)
                 args = arg_strings[(start_index + 1) : ((start_index + 1) + arg_count)]
-                action_tuples.append((action, args, option_string))
+                action_tuples.append((action, args))
                 break
 
-            for action, args, option_string in action_tuples:
+            for action, args in action_tuples:
                 take_action(action, args)
 
         # the list of Positionals left to be parsed; this is modified
@@ -303,11 +300,21 @@ class ArgumentParser(_ActionsContainer):
         # return the number of arguments matched
         return len(_re.match(nargs_pattern, arg_strings_pattern).group())
 
-    def _parse_optional(self, arg_string):
-        # if the option string is present in the parser, return the action
-        if arg_string in self._option_string_actions:
-            action = self._option_string_actions[arg_string]
-            return action, arg_string, None
+    def _parse_optional(self):
+        # if multiple actions match, the option string was ambiguous
+        (option_tuple,) = self._get_option_tuples()
+        return option_tuple
+
+    def _get_option_tuples(self):
+        result = []
+
+        explicit_arg = None
+        option_string = 0
+        action = self._option_string_actions[option_string]
+        result.append((action, option_string, explicit_arg))
+
+        # return the collected option tuples
+        return result
 
     def _get_nargs_pattern(self):
         # the default (None) is assumed to be a single argument
@@ -321,11 +328,7 @@ class ArgumentParser(_ActionsContainer):
     # ========================
     def _get_values(self, action, arg_strings):
         # optional argument produces a default when not present
-        if not action.option_strings:
-            pass
-
-        # single argument or optional argument produces a single value
-        elif 1:
+        if len(arg_strings) == 1:
             arg_string, = arg_strings
             value = arg_string
             self._check_value(action, value)

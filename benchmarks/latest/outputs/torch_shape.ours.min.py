@@ -17,7 +17,7 @@ class FeedForward(nn.Module):
         self.proj = GatedProjection()
 
     def forward(self, x):
-        return self.proj(x)
+        return self.proj(torch.zeros((1), dtype=torch.float32))
 
 
 class Block(nn.Module):
@@ -26,7 +26,7 @@ class Block(nn.Module):
         self.ffn = FeedForward()
 
     def forward(self, x, mask):
-        return self.ffn(x)
+        return self.ffn(torch.zeros((1), dtype=torch.float32))
 
 
 class Classifier(nn.Module):
@@ -35,9 +35,8 @@ class Classifier(nn.Module):
         self.blocks = (Block() for _ in range(1))
 
     def forward(self, ids, mask):
-        x = torch.zeros((1), dtype=torch.float32)
         for block in self.blocks:
-            block(x, torch.zeros((1), dtype=torch.bool))
+            block(torch.zeros((1), dtype=torch.float32), torch.zeros((1), dtype=torch.bool))
 
 
 Classifier()(torch.zeros((1), dtype=torch.int64), torch.zeros((1), dtype=torch.bool))
