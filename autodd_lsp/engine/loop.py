@@ -124,7 +124,7 @@ def offered_shadow(base: str, base_shadow: str | None, text: str, original: str 
             start = starts.get(line) if made[j] is None and line.strip() else None
             if start is not None and identity is not None:
                 made[j] = identity[start:start + len(line)]
-    return "\n".join(line if made_line is None else made_line for line, made_line in zip(lines, made))
+    return "\n".join(line if made_line is None else made_line for line, made_line in zip(lines, made, strict=True))
 
 
 def _origins(shadow: str) -> set[int]:
@@ -247,7 +247,7 @@ class Offers:
                     break
             try:
                 verdict = self._judge(offer.text) if self._ready.is_set() else OfferVerdict(False, "the run has ended")
-            except Exception as error:  # a bug must not leave the front end waiting forever
+            except Exception as error:  # noqa: BLE001 - a bug in judging must not leave the front end waiting forever
                 verdict = OfferVerdict(False, f"could not be judged: {type(error).__name__}: {error}")
             with self._lock:
                 if verdict.interesting and not self._closed:

@@ -16,13 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.base import RunResult
 from autodd_lsp.execution.wire import KILL_SIGNAL, kill_group
 
 try:
     import fcntl
 except ImportError:  # not POSIX
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # the module or None; its use asks hasattr(fcntl, ...)
 
 READ_CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20  # a larger pipe means fewer wake-ups when a candidate floods its output
@@ -201,14 +202,14 @@ class ReadPoller:
 
     def register(self, fd: int, signal: bool = False) -> None:
         self._fds[fd] = signal
-        if self._every is not None:
+        if self._every is not None and self._signals is not None:  # both or neither
             self._every.register(fd, select.POLLIN)
             if signal:
                 self._signals.register(fd, select.POLLIN)
 
     def unregister(self, fd: int) -> None:
         signal = self._fds.pop(fd, None)
-        if signal is not None and self._every is not None:
+        if signal is not None and self._every is not None and self._signals is not None:
             self._every.unregister(fd)
             if signal:
                 self._signals.unregister(fd)
@@ -216,7 +217,7 @@ class ReadPoller:
     def select(self, timeout: float, signals_only: bool = False) -> list[int]:
         """The descriptors ready to read (or at EOF, or in error) within `timeout` seconds."""
         timeout = max(0.0, timeout)
-        if self._every is None:
+        if self._every is None or self._signals is None:  # both or neither
             fds = [fd for fd, signal in self._fds.items() if signal or not signals_only]
             return select.select(fds, [], [], timeout)[0]
         poller = self._signals if signals_only else self._every
@@ -280,6 +281,7 @@ class _Drain:
 
     def _give_up_on_pipes(self, now: float) -> bool:
         """Past the grace, kill whoever still holds a pipe once; after a second grace, stop."""
+        assert self.eof_deadline is not None  # run() calls _after_exit, which sets it, first
         if now < self.eof_deadline:
             return False
         if self.holders_killed:
@@ -290,6 +292,7 @@ class _Drain:
 
     def _wait_time(self, now: float) -> float:
         if self.state.exit is not None:
+            assert self.eof_deadline is not None  # run() called _after_exit, which sets it, this tick
             return max(0.0, self.eof_deadline - now)
         if self.killed_at is not None:
             return STOP_TICK
@@ -392,7 +395,7 @@ class RunningGroups:
     def discard(self, pgid: int) -> None:
         self.groups.discard(pgid)
 
-    def stop_check(self, cancel: threading.Event | None) -> Callable[[], bool]:
+    def stop_check(self, cancel: Cancel | None) -> Callable[[], bool]:
         """Whether a run must stop now: the backend was closed, or the run's `cancel` was set."""
         return lambda: self.closed or (cancel is not None and cancel.is_set())
 

@@ -54,7 +54,7 @@ class Inheritance:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except Exception:
+            except Exception:  # noqa: BLE001 - a candidate may have replaced the streams with anything; exit() ignores their failures too
                 pass
         if self.libc is not None:
             self.libc.fflush(None)
@@ -95,8 +95,8 @@ def become_candidate(server, channel_sock, report):
             status = run_as_main(server, path, folder, main_module, code_file)
         if imports_file:
             record_imports(server, imports_file)
-    except BaseException as exc:  # our own failure; never fall back into the server loop
-        os.write(2, ("autodd fork server: %r\n" % (exc,)).encode())
+    except BaseException as exc:  # noqa: BLE001 - our own failure, of any kind; never fall back into the server loop
+        os.write(2, (f"autodd fork server: {exc!r}\n").encode())
         status = 70
     exit_like_python(report, status)
     del inherited  # never reached: exit_like_python ends the process
@@ -154,7 +154,7 @@ def rehearse(server, report):
         marshal.loads(server.rehearsal)
         print(end="")
         report.identify()
-    except Exception:
+    except Exception:  # noqa: BLE001 - a rehearsal only warms caches; its failure changes nothing the candidate sees
         pass
 
 
@@ -220,11 +220,11 @@ def run_guarded(server, body, path):
         status = 0
     except CannotOpen as exc:
         program = getattr(sys, "orig_argv", [sys.executable])[0]
-        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (program, path, exc.errno, exc.strerror))
+        sys.stderr.write(f"{program}: can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}\n")
         status = 2
     except SystemExit as exc:
         status = system_exit_status(exc)
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - the user's program can raise anything; reported as Python would
         status = report_uncaught(exc)
     return shut_down(server, status)
 
@@ -296,7 +296,7 @@ def record_imports(server, path):
             os.write(fd, "\n".join(names).encode("utf-8", "surrogatepass"))
         finally:
             os.close(fd)
-    except Exception:
+    except Exception:  # noqa: BLE001 - best effort: without the list the client only learns fewer imports
         pass
 
 
@@ -308,7 +308,7 @@ def load_code(server, code_file):
         if data[: len(header)] == header:
             codes = marshal.loads(memoryview(data)[len(header) :])
             return codes if isinstance(codes, tuple) else None
-    except Exception:
+    except Exception:  # noqa: BLE001 - unmarshalling foreign or damaged data fails in many ways; then the source is compiled
         pass
     return None
 
@@ -322,7 +322,7 @@ def system_exit_status(exc):
         return code & 0xFF
     try:
         sys.stderr.write(str(code) + "\n")
-    except Exception:
+    except Exception:  # noqa: BLE001 - str() of the user's exit code runs user code; Python ignores its failure too
         pass
     return 1
 
@@ -339,7 +339,7 @@ def report_uncaught(exc):
         sys.last_exc = exc
     try:
         sys.excepthook(type(exc), exc, traceback)
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - the user's excepthook can raise anything; Python falls back to the default one
         sys.__excepthook__(type(exc), exc, traceback)
     # Python re-raises an uncaught Ctrl-C as SIGINT so its parent sees the signal.
     return -signal.SIGINT if isinstance(exc, KeyboardInterrupt) else 1
@@ -351,15 +351,15 @@ def shut_down(server, status):
     if threading is not None and hasattr(threading, "_shutdown"):
         try:
             threading._shutdown()
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - threads' shutdown runs user code; Py_Finalize goes on regardless
             pass
     try:
         atexit._run_exitfuncs()
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - atexit handlers are user code; Py_Finalize goes on regardless
         pass
     try:
         sys.stdout.flush()
-    except Exception:
+    except Exception:  # noqa: BLE001 - a user's stdout may fail in any way; Py_Exit's status says so
         status = 120 if status >= 0 else status  # what Py_Exit returns when stdout cannot be flushed
     server.flush_all()
     return status

@@ -90,8 +90,8 @@ class Spare:
 
     def __init__(self, serving, foreign=()):
         """`foreign`: the server's descriptors for the running candidate, closed in the child."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        theirs = fork_child.Report(theirs)  # made here: the server's own pages are not shared yet
+        ours, theirs_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        theirs = fork_child.Report(theirs_sock)  # made here: the server's own pages are not shared yet
         pid = os.fork()
         if pid == 0:
             ours.close()

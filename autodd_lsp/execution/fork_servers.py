@@ -65,7 +65,7 @@ class Server:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         # Its stdout/stderr: a nameless file, so it never leaves a file behind, and
         # the server can see whether an import wrote anything.
-        self.diagnostics = tempfile.TemporaryFile()
+        self.diagnostics = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server; closed in close() or on a failed start
         try:
             self.proc = subprocess.Popen(
                 [python, SERVER_SCRIPT, str(theirs.fileno())],

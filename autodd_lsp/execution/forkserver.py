@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 import queue
 import socket
-import threading
 import time
 from collections.abc import Sequence
 from types import CodeType
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution import fork_fallback
 from autodd_lsp.execution.base import Backend, Launch, RunResult
 from autodd_lsp.execution.capture import (
@@ -143,7 +143,7 @@ class ForkServerBackend(Backend):
         self,
         path: str,
         timeout: float,
-        cancel: threading.Event | None = None,
+        cancel: Cancel | None = None,
         code: Sequence[CodeType] | None = None,
         learn_imports: bool = False,
     ) -> RunResult:

@@ -51,14 +51,14 @@ the warm-up that makes forks cheap), then the serve loop.
 # candidate's fresh __main__ gets the same names (whatever the Python version).
 SCRIPT_GLOBALS = [name for name in globals() if name.startswith("__")]
 
-import _thread
-import gc
-import importlib
-import marshal
-import os
-import socket
-import sys
-import types
+import _thread  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import gc  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import importlib  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import marshal  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import os  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import socket  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import sys  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
+import types  # noqa: E402 - SCRIPT_GLOBALS must be read before any import adds names
 
 PACKAGE = "_autodd_forkserver"  # the private name the server's own files are loaded under
 GPU_DEVICES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
@@ -119,8 +119,8 @@ def preload(names, channel, inheritance):
         try:
             __import__(name)
             preloaded.append(name)
-        except BaseException as exc:  # the candidate will hit (and report) it itself
-            failed[name] = "%s: %s" % (type(exc).__name__, exc)
+        except BaseException as exc:  # noqa: BLE001 - a user's import can raise anything; the candidate will hit (and report) it itself
+            failed[name] = f"{type(exc).__name__}: {exc}"
         reason = taint_reason(size_before, inheritance)
         if reason:
             return {"preloaded": preloaded, "failed": failed, "tainted": {"index": index, "reason": reason}}
@@ -152,7 +152,7 @@ def cuda_initialized():
     check = getattr(torch_cuda, "is_initialized", None)
     try:
         return bool(check()) if check is not None else False
-    except Exception:
+    except Exception:  # noqa: BLE001 - a framework's own check may fail in any way; then it has not initialised CUDA
         return False
 
 
@@ -181,9 +181,10 @@ def load_libc():
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        libc.prctl, libc.fflush  # looked up (and cached) once here, not in every child
+        # looked up (and cached) once here, not in every child
+        _ = (libc.prctl, libc.fflush)
         return libc
-    except Exception:
+    except Exception:  # noqa: BLE001 - ctypes fails in platform-specific ways (OSError, AttributeError, ...); without libc the server still works
         return None
 
 

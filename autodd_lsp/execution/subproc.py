@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 import time
 from collections.abc import Sequence
 from types import CodeType
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.base import Backend, RunResult
 from autodd_lsp.execution.capture import (
     REAP_TIMEOUT,
@@ -38,7 +38,7 @@ class SubprocessBackend(Backend):
         self,
         path: str,
         timeout: float,
-        cancel: threading.Event | None = None,
+        cancel: Cancel | None = None,
         code: Sequence[CodeType] | None = None,
         learn_imports: bool = False,
     ) -> RunResult:

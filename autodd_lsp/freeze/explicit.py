@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TypeGuard
 
 from autodd_lsp.freeze.model import FrozenRegion, Problem
 from autodd_lsp.freeze.source import ChunkedSource
@@ -76,7 +77,7 @@ def _frozen_name(node: ast.AST, names: set[str]) -> str | None:
     return None
 
 
-def _is_name(node: ast.AST, names: set[str]) -> bool:
+def _is_name(node: ast.AST, names: set[str]) -> TypeGuard[ast.Name]:
     return isinstance(node, ast.Name) and node.id in names
 
 

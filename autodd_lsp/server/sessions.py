@@ -74,7 +74,7 @@ class Minimizer:
         self.server = server
         self.runs: dict[str, MinimizeRun] = {}  # source uri -> its run under way
         self.finished: dict[str, FinishedRun] = {}  # uri -> its last run that finished
-        self.probes: set[threading.Event] = set()
+        self.probes: set[threading.Event | CancelEvent] = set()
         self.executor = ThreadPoolExecutor(thread_name_prefix="autodd-run")
         self._working: set[concurrent.futures.Future] = set()
         self._run_tasks: set[asyncio.Future] = set()
