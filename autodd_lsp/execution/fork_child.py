@@ -46,7 +46,7 @@ class Inheritance:
         self.libc = None
         self.server_pid = os.getpid()
         self.code_header = b""
-        self.server_modules = frozenset()
+        self.server_modules: frozenset[str] = frozenset()
         self.rehearsal = b""
 
     def flush_all(self):
@@ -249,7 +249,7 @@ def disarm_inherited_finalizers():
 def fresh_main(server):
     """A new `__main__` with the names Python gives a script, in its order; `name_main` completes it."""
     main_module = types.ModuleType("__main__")
-    values = {"__file__": None, "__builtins__": builtins, "__annotations__": {}, "__cached__": None, "__loader__": None}
+    values: dict[str, object] = {"__file__": None, "__builtins__": builtins, "__annotations__": {}, "__cached__": None, "__loader__": None}
     for name in server.script_globals:
         if name in values:
             setattr(main_module, name, values[name])
@@ -275,7 +275,7 @@ def read_source(path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
-            chunks = []
+            chunks: list[bytes] = []
             while True:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:

@@ -199,7 +199,8 @@ class _Worker:
                 pass
 
 
-_RemoteWorker = ray.remote(max_concurrency=2)(_Worker)
+# ray's overloads of `remote` list the task options only; max_concurrency is an actor option it accepts.
+_RemoteWorker = ray.remote(max_concurrency=2)(_Worker)  # type: ignore[call-overload]
 
 
 class RayBackend(Backend):

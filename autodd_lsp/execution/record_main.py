@@ -80,10 +80,10 @@ def _kind(value):
 class _Records:
     def __init__(self, keys):
         self.keys = keys
-        self.kind = [None] * len(keys)
-        self.first = [None] * len(keys)
-        self.last = [None] * len(keys)
-        self.first_type = [None] * len(keys)
+        self.kind: list[str | None] = [None] * len(keys)
+        self.first: list[str | None] = [None] * len(keys)
+        self.last: list[str | None] = [None] * len(keys)
+        self.first_type: list[type | None] = [None] * len(keys)
         self.many = [False] * len(keys)
 
     def see(self, index, value):
@@ -191,11 +191,12 @@ class _Instrument(ast.NodeTransformer):
         node.body = [self.visit(s) for s in node.body]
         params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         if params:
-            names = [ast.Name(p.arg, ast.Load()) for p in params]
+            names: list[ast.expr] = [ast.Name(p.arg, ast.Load()) for p in params]
             indices = [self._key("p", p) for p in params]
             call = ast.Call(
                 ast.Name("__autodd_params__", ast.Load()),
-                [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load())],
+                # A tuple of ints is a constant to the compiler; typeshed's Constant omits tuples.
+                [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load())],  # type: ignore[arg-type]
                 [],
             )
             first = node.body[0]
@@ -229,14 +230,14 @@ def _run(target, out_path):
 
     import builtins
 
-    builtins.__autodd_value__ = see_value
-    builtins.__autodd_params__ = see_params
+    setattr(builtins, "__autodd_value__", see_value)  # noqa: B010 - new names: a module's stub lacks them
+    setattr(builtins, "__autodd_params__", see_params)  # noqa: B010
     atexit.register(records.dump, out_path)  # registered first: runs after the program's handlers
 
     module = types.ModuleType("__main__")
     module.__file__ = target
-    module.__builtins__ = builtins
-    module.__cached__ = None
+    setattr(module, "__builtins__", builtins)  # noqa: B010 - ModuleType's stub lacks these attributes
+    setattr(module, "__cached__", None)  # noqa: B010
     sys.modules["__main__"] = module
     sys.argv[:] = [target]
     sys.path[0] = os.path.dirname(target)
@@ -244,10 +245,11 @@ def _run(target, out_path):
         exec(code, module.__dict__)
     except SystemExit:
         raise
-    except BaseException:  # noqa: BLE001 - the user's program can raise anything
-        kind, value, trace = sys.exc_info()
-        value.__traceback__ = trace.tb_next  # the program's frames only
-        sys.excepthook(kind, value, trace.tb_next)
+    except BaseException as error:  # noqa: BLE001 - the user's program can raise anything
+        kind, trace = type(error), error.__traceback__
+        program_frames = trace.tb_next if trace is not None else None  # the program's frames only
+        error.__traceback__ = program_frames
+        sys.excepthook(kind, error, program_frames)
         sys.exit(130 if kind is KeyboardInterrupt else 1)
 
 

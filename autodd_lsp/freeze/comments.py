@@ -14,6 +14,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from autodd_lsp.freeze.model import TextRange
 from autodd_lsp.freeze.source import BOM, ChunkedSource
@@ -55,9 +56,9 @@ def find_annotations(source: ChunkedSource) -> list[Annotation]:
     return found
 
 
-def _strings_on_lines(source: ChunkedSource, lines: list[int]) -> dict[int, list[ast.AST]]:
+def _strings_on_lines(source: ChunkedSource, lines: list[int]) -> dict[int, list[ast.expr]]:
     wanted = set(lines)
-    by_line: dict[int, list[ast.AST]] = {}
+    by_line: dict[int, list[ast.expr]] = {}
     # Parts inside an f-string carry unreliable positions before 3.12: stay outside.
     for node in source.walk_lines(lines, descend=lambda n: not isinstance(n, _FORMATTED)):
         if _is_string(node):
@@ -66,11 +67,11 @@ def _strings_on_lines(source: ChunkedSource, lines: list[int]) -> dict[int, list
     return by_line
 
 
-def _is_string(node: ast.AST) -> bool:
+def _is_string(node: ast.AST) -> TypeGuard[ast.expr]:
     return isinstance(node, _FORMATTED) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
 
 
-def _comment_start(source: ChunkedSource, number: int, strings: list[ast.AST], cache: dict) -> int | None:
+def _comment_start(source: ChunkedSource, number: int, strings: list[ast.expr], cache: dict) -> int | None:
     line = source.line(number)
     covered = [_covered_part(source, number, node, cache) for node in strings]
     position = line.find("#")
@@ -81,7 +82,7 @@ def _comment_start(source: ChunkedSource, number: int, strings: list[ast.AST], c
     return None
 
 
-def _covered_part(source: ChunkedSource, number: int, node: ast.AST, cache: dict) -> tuple[int, int]:
+def _covered_part(source: ChunkedSource, number: int, node: ast.expr, cache: dict) -> tuple[int, int]:
     """The columns of line `number` that the string literal `node` covers."""
     span = source.span(node)
     start = span.start_col if number == span.start_line else 0

@@ -74,6 +74,6 @@ class ChunkParser:
         result = self._parse_text("\n" * (chunk.first - 1) + chunk.text)
         parsed = isinstance(result, ast.Module)
         remember(self._parses, chunk.text, parsed, self._size)
-        if parsed:
+        if isinstance(result, ast.Module):
             remember(self._statements, (chunk.text, chunk.first), result.body, self._size)
         return result

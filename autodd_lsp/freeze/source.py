@@ -11,13 +11,14 @@ import re
 import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 from autodd_lsp.freeze.incremental import ChunkParser
 from autodd_lsp.freeze.model import Problem, TextRange
 from autodd_lsp.syntax.chunks import Chunk, split_chunks
 from autodd_lsp.syntax.lines import LINE_BREAK, split_lines
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.syntax.source import end_col, first_line, last_line
+from autodd_lsp.syntax.source import Located, end_col, first_line, last_line
 
 BOM = "\ufeff"
 
@@ -105,7 +106,9 @@ def clause_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
         bodies = [case.body for case in stmt.cases]
     else:
         handlers = [h.body for h in getattr(stmt, "handlers", [])]
-        bodies = [stmt.body, *handlers, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])]
+        # Every compound statement but Match has a body; ast.stmt itself declares none.
+        first_body: list[ast.stmt] = stmt.body  # type: ignore[attr-defined]
+        bodies = [first_body, *handlers, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])]
     return [body for body in bodies if body]
 
 
@@ -172,7 +175,7 @@ class ChunkedSource:
             return 1 + len(line[1:].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
-    def span(self, node: ast.AST) -> TextRange:
+    def span(self, node: Located) -> TextRange:
         return TextRange(
             node.lineno,
             self.char_col(node.lineno, node.col_offset),
@@ -238,7 +241,7 @@ class ChunkedSource:
         """Line numbers of text offsets (ascending), each line once."""
         if "\r" in self.text:  # lone CR line breaks: count per line
             starts = [0] + [m.end() for m in LINE_BREAK.finditer(self.text)]
-            found = (bisect_right(starts, offset) for offset in offsets)
+            found: Iterator[int] = (bisect_right(starts, offset) for offset in offsets)
         else:
             found = _count_lines(self.text, offsets)
         numbers: list[int] = []
@@ -273,9 +276,14 @@ def _children_on_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
             yield from _statements_on_lines(value, lines)
             continue
         for child in value:  # `Dict.keys` holds None for `**mapping`
-            if isinstance(child, ast.AST) and (
-                not hasattr(child, "lineno") or _has_line_in(lines, first_line(child), last_line(child))
-            ):
+            if not isinstance(child, ast.AST):
+                continue
+            if not hasattr(child, "lineno"):
+                yield child
+                continue
+            # It has a position: a Located node (or a 3.12+ type parameter, which 3.10's stubs lack).
+            located = cast(Located, child)
+            if _has_line_in(lines, first_line(located), last_line(located)):
                 yield child
 
 

@@ -167,9 +167,11 @@ def with_edits(source: Source, stmt: ast.With | ast.AsyncWith, name: str) -> lis
 
 
 def try_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
+    # A Try, or a TryStar (3.11+, absent from the 3.10 stubs mypy checks against): both have a body.
+    body: list[ast.stmt] = stmt.body  # type: ignore[attr-defined]
     edits = []
-    if is_block(source, stmt, stmt.body):
-        edits.append(hoist(source, stmt, stmt.body, name))
+    if is_block(source, stmt, body):
+        edits.append(hoist(source, stmt, body, name))
     for handler in getattr(stmt, "handlers", []):
         if is_block(source, handler, handler.body):
             edits.append(hoist(source, stmt, handler.body, name))

@@ -20,6 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import partial
 
 from autodd_lsp.syntax.source import Span
 
@@ -241,7 +242,7 @@ def render(text: str, patches: Sequence[Patch]) -> str:
             if patch.guard and j == i + 1:
                 out.append(text[patch.start : patch.end])  # nothing changed in the block: it still has code
             else:
-                out.append(patch.build(lambda a, b, _p=patch: render_span(a, b, _p)))
+                out.append(patch.build(partial(render_span, caller=patch)))
             pos = patch.end
             i = j
         out.append(text[pos:hi])
