@@ -2,8 +2,10 @@
 
     python record_main.py PROGRAM OUT.json
 
-A standalone script (no autodd import, Python 3.9 syntax): it runs under the
-interpreter that runs the candidates, which may not have AutoDD installed.
+A standalone script (no autodd import; Python 3.10+: it walks `match` statements
+and calls `zip(strict=...)`): it runs under the interpreter that runs the
+candidates, which may not have AutoDD installed. Under an older interpreter the
+recording run fails and the reduction goes on without recorded values.
 
 The program's syntax tree is instrumented before it is compiled, under the
 program's own file name, so tracebacks, `__file__`, `inspect` and TileLang's
