@@ -252,13 +252,13 @@ class Offers:
             with self._lock:
                 if verdict.interesting and not self._closed:
                     replaced, self._adoption = self._adoption, (offer, verdict)
-                    offer = None
+                    unanswered = None  # answered when it is adopted (or replaced, or the run ends)
                 else:
-                    replaced = None
+                    replaced, unanswered = None, offer
             if replaced is not None:
                 replaced[0].future.set_result(replaced[1])  # a newer offer came first
-            if offer is not None:
-                offer.future.set_result(verdict)
+            if unanswered is not None:
+                unanswered.future.set_result(verdict)
 
 
 def without_line(text: str, line: int) -> str | None:
@@ -287,7 +287,9 @@ def without_line(text: str, line: int) -> str | None:
     block, node = found
     lines = text.splitlines(keepends=True)
     start, end = _first_line(node) - 1, node.end_lineno
-    if any(other is not node and _first_line(other) <= node.end_lineno and other.end_lineno >= _first_line(node)
+    if end is None:  # parsed statements always have their end positions
+        return None
+    if any(other is not node and _first_line(other) <= end and other.end_lineno >= _first_line(node)
            for other in block):
         return None  # shares a line with another statement (`a = 1; b = 2`): not a line of its own
     replacement = []

@@ -636,7 +636,7 @@ class Reduction:
         problem = syntax_problem(text)
         if problem:
             return OfferVerdict(False, problem)
-        return self._judged(self._tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
+        return self._judged(self._active_tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text))
 
     def _judged(self, tester: CandidateTester, text: str, shadow: str | None,
                 cancel: CancelEvent | None = None) -> OfferVerdict:
@@ -668,8 +668,8 @@ class Reduction:
             return False
         text, adopted = taken
         frozen = frozen_fingerprint(text)
-        self._tester.judge_by(replace(
-            self._tester.rules,
+        self._active_tester.judge_by(replace(
+            self._active_tester.rules,
             well_formed=(lambda candidate: frozen_fingerprint(candidate) == frozen) if frozen else (lambda candidate: True),
             frozen=self._frozen_check(text) if frozen and self.options.match == "same" else None,
         ))
@@ -777,7 +777,7 @@ class Reduction:
             if regions is not None and len({region_of[i] for i in indices}) == 1:
                 if text == region_text.get(region_of[indices[0]]):
                     return False  # moot on top of the region's own edits (the best is still the base)
-            learn = None if record is None else (
+            learn = None if record is None or shadow_base is None else (  # a recorder implies a base shadow
                 lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
             verdict = self._active_tester.test(
                 text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
@@ -960,7 +960,7 @@ class Reduction:
         """What candidates' environment gets beyond the user's: the kind's, a test's."""
         return {**KIND_ENV.get(self._spec.kind, {}), **(PYTEST_ENV if self._pytest else {})}
 
-    def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None):
+    def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None) -> Backend:
         """A backend that runs each text in a fresh interpreter, exactly as a user will (by default
         the way candidates are started now: as a script, or the test under pytest)."""
         return create_backend(
@@ -970,7 +970,7 @@ class Reduction:
             extra_sys_path=[os.path.dirname(self.path)],
             output_limit=self.options.output_limit,
             extra_env=self._extra_env(),
-            launch=launch or self._tester.backend.launch,
+            launch=launch or self._active_tester.backend.launch,
             gpus=self._gpus,
         )
 

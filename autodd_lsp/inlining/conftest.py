@@ -100,6 +100,7 @@ def _bindings_of(tree: ast.Module) -> dict[str, object]:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             for alias in statement.names:
                 bound = (alias.asname or alias.name).split(".")[0]
+                key: tuple[object, ...]
                 if isinstance(statement, ast.Import):
                     key = ("import", alias.name if alias.asname else bound)
                 else:
@@ -140,7 +141,10 @@ def _insertion_point(text: str, tree: ast.Module) -> int:
     index = 0
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         index = 1
-    while index < len(body) and isinstance(body[index], ast.ImportFrom) and body[index].module == "__future__":
+    while index < len(body):
+        statement = body[index]
+        if not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__"):
+            break
         index += 1
     if index == len(body):
         return len(text)

@@ -142,7 +142,7 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
     if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
         return None
     pieces: list[str] = []
-    plan: list[tuple[ast.alias, tuple[str, str], str | None]] = []  # alias, module found, name imported from it
+    plan: list[tuple[ast.alias, tuple[str, str] | None, str | None]] = []  # alias, module found, name imported from it
     for alias in statement.names:
         if alias.name == "*":  # `from m import *`: every name m exports
             plan.append((alias, _resolve(state, me, statement.module, statement.level), "*"))
@@ -158,10 +158,11 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
             plan.append((alias, _resolve(state, me, module, statement.level), alias.name))
     if all(found is None for _, found, _ in plan):
         return None
-    if any(found is None for _, found, _ in plan):
+    resolved = [(alias, found, name) for alias, found, name in plan if found is not None]
+    if len(resolved) < len(plan):
         state.kept.append((_statement_modules(statement), "its import statement also imports other modules"))
         return None
-    for alias, found, name in plan:
+    for alias, found, name in resolved:
         bound = _bound_name(alias)
         if name is None and not _only_attribute_uses(tree, bound):
             state.kept.append((found[1], f"{bound} is used as a value, not only as {bound}.name"))
@@ -171,11 +172,11 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
             if clash:
                 state.kept.append((found[1], f"`from {found[1]} import *` and the program both define {clash[0]}"))
                 return None
-    for alias, found, name in plan:
+    for alias, found, name in resolved:
         bound = _bound_name(alias)
         inits = _package_inits(state, found[0])
         code = None if inits is None else _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
-        if code is None or (name not in (None, "*") and name not in state.done[found[0]]):
+        if inits is None or code is None or (name not in (None, "*") and name not in state.done[found[0]]):
             if code is not None:
                 state.kept.append((found[1], f"{name} is not one of its top-level names"))
             return None if not pieces else _give_up()
@@ -462,6 +463,7 @@ def _rename_patches(tree: ast.Module, renames: dict[str, str], attribute_modules
         if not isinstance(node, ast.Name):
             continue
         if node.id in attribute_modules:
+            expr: ast.expr
             names, expr, dotted = attribute_modules[node.id], node, node.id
             while True:  # `a.b.x` after `import a.b`: follow the nested modules
                 parent = parents.get(expr)

@@ -13,21 +13,26 @@ own scope for their targets.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# the nodes that open a scope of their own (both tuples above), and those global_name_nodes finds
+_Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+GlobalNameNode = ast.Name | ast.Global | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 def bound_names(node: ast.AST) -> tuple[set[str], set[str]]:
     """Names a function/comprehension binds in its own scope, and those it declares global."""
     bound: set[str] = set()
     declared_global: set[str] = set()
+    body: Sequence[ast.AST]
     if isinstance(node, _FUNCTIONS):
         args = node.args
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
             if arg is not None:
                 bound.add(arg.arg)
-        body = node.body if isinstance(node.body, list) else [node.body]
+        body = [node.body] if isinstance(node, ast.Lambda) else node.body  # a lambda's body is one expression
     elif isinstance(node, _COMPREHENSIONS):
         for generator in node.generators:
             bound.update(_targets(generator.target))
@@ -67,10 +72,10 @@ def _targets(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def global_name_nodes(tree: ast.Module, names: set[str]) -> list[ast.AST]:
+def global_name_nodes(tree: ast.Module, names: set[str]) -> list[GlobalNameNode]:
     """The nodes of `tree` that refer to its module-level `names`: Name nodes, the names
     of top-level def/class statements, and `global` statements naming them."""
-    found: list[ast.AST] = []
+    found: list[GlobalNameNode] = []
 
     def visit(node: ast.AST, local: frozenset[str]) -> None:
         if isinstance(node, ast.Name):
@@ -113,10 +118,10 @@ def global_name_nodes(tree: ast.Module, names: set[str]) -> list[ast.AST]:
     return found
 
 
-def _split_scope(node: ast.AST) -> tuple[list[ast.AST], list[ast.AST]]:
+def _split_scope(node: _Scope) -> tuple[list[ast.AST], list[ast.AST]]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         args = node.args
-        outer = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+        outer: list[ast.AST] = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
         outer += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation]
         if node.returns is not None:
             outer.append(node.returns)

@@ -84,7 +84,7 @@ def register_hover(server: AutoddServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: AutoddServer, params: types.HoverParams) -> types.Hover | None:
         run = ls.minimizer.result_shown(params.text_document.uri)
-        kept = run.reduction.why_kept(params.position.line + 1) if run is not None else None
+        kept = run.reduction.why_kept(params.position.line + 1) if run is not None and run.reduction is not None else None
         if kept is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=loop.hover_text(kept)))

@@ -196,7 +196,8 @@ class Minimizer:
             if not isinstance(line, int) or isinstance(line, bool) or line < 0:
                 raise RunError("line must be a 0-based line number")
             run = self.result_shown(uri) if isinstance(uri, str) else None
-            if run is None:
+            reduction = run.reduction if run is not None else None  # result_shown keeps only runs with one
+            if run is None or reduction is None:
                 raise RunError("this document is not the unchanged result of a finished minimization")
             candidate = without_line(run.summary.text, line + 1)
             if candidate is None:
@@ -207,7 +208,7 @@ class Minimizer:
         cancel = CancelEvent()
         self.probes.add(cancel)
         try:
-            verdict = await self.in_thread(lambda: run.reduction.try_text(candidate, cancel))
+            verdict = await self.in_thread(lambda: reduction.try_text(candidate, cancel))
         except UsageError as error:
             self._show_error(str(error))
             return {"ok": False, "message": str(error)}

@@ -131,7 +131,7 @@ class DocumentStream:
             self._wake.clear()
             while self.failure is None and self.target != self.client_text:
                 if self.on_person_edit is not None and self._reported_state() == "theirs":
-                    self._take_person_edit()
+                    self._take_person_edit(self.on_person_edit)
                     break
                 try:
                     applied = await self._send(self.target)
@@ -193,7 +193,7 @@ class DocumentStream:
         if self._applying or self.failure is not None or self._reported_state() != "theirs":
             return  # an edit in flight re-checks when it is answered
         if self.on_person_edit is not None:
-            self._take_person_edit()
+            self._take_person_edit(self.on_person_edit)
         elif self.resync_on_divergence:
             self.client_text = self.server.workspace.text_documents.get(self.uri).source
             self._unreported.clear()
@@ -201,12 +201,12 @@ class DocumentStream:
         else:
             self._diverged("the document was edited")
 
-    def _take_person_edit(self) -> None:
+    def _take_person_edit(self, on_person_edit: Callable[[str], None]) -> None:
         """The person's text is what the client holds and, until the run says otherwise, the target."""
         text = self.server.workspace.text_documents.get(self.uri).source
         self.client_text = self.target = text
         self._unreported.clear()
-        self.on_person_edit(text)
+        on_person_edit(text)
 
     def _diverged(self, reason: str) -> None:
         self.failure = reason

@@ -4,7 +4,6 @@ tries a line's removal ("Try without this line"). Real server, real engine, real
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from tests.support import run_standalone
 from tests.support import server_harness as h
@@ -28,7 +27,7 @@ check(data)  # autodd: freeze
 '''
 
 
-async def start_streaming(client: LanguageClient, tmp_path, name: str):
+async def start_streaming(client: h.EditorClient, tmp_path, name: str):
     """Start a run of SLOW beside the source; return (run id, reproducer uri) once an accepted
     text has been streamed into the open reproducer."""
     uri = h.open_document(client, h.write(tmp_path, name, SLOW))
@@ -40,7 +39,7 @@ async def start_streaming(client: LanguageClient, tmp_path, name: str):
     return started.runId, out
 
 
-def autodd_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+def autodd_diagnostics(client: h.EditorClient, uri: str) -> list[types.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.source == "autodd"]
 
 
@@ -85,19 +84,21 @@ async def test_an_edit_that_keeps_the_failure_becomes_the_best_even_removing_fro
     assert f"RuntimeError: {SLOW_SENTINEL}" in run_standalone(tmp_path / "keep.min.py")
 
 
-async def hover(client: LanguageClient, uri: str, line: int):
+async def hover(client: h.EditorClient, uri: str, line: int):
     return await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=2),
     ))
 
 
-async def actions_at(client: LanguageClient, uri: str, line: int) -> list:
+async def actions_at(client: h.EditorClient, uri: str, line: int) -> list[types.Command | types.CodeAction]:
     position = types.Position(line=line, character=0)
-    return await client.text_document_code_action_async(types.CodeActionParams(
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(start=position, end=position),
         context=types.CodeActionContext(diagnostics=[]),
     ))
+    assert actions is not None, "the server answered the code-action request with null"
+    return list(actions)
 
 
 def line_index(text: str, needle: str) -> int:
@@ -123,6 +124,7 @@ async def test_hover_says_why_a_line_is_kept_and_try_without_it_runs_that_candid
     assert "AutoDD: Try without this line" in titles
     assert "AutoDD: Try without this line" not in [a.title for a in await actions_at(client, out, data + 100)]
     (action,) = [a for a in await actions_at(client, out, data) if a.title == "AutoDD: Try without this line"]
+    assert isinstance(action, types.CodeAction) and action.command is not None and action.command.arguments, action
     client.messages.clear()
     verdict = await h.execute(client, action.command.command, action.command.arguments[0], timeout=60)
 
