@@ -9,8 +9,10 @@ if { ! command -v nvim >/dev/null 2>&1 || ! command -v emacs >/dev/null 2>&1; } 
     (apt-get update -qq && apt-get install -y -qq neovim emacs-nox elpa-eglot >/dev/null) \
         || echo "neovim / emacs not installed: the editor tests will be skipped"
 fi
-# Lint first (rules in pyproject.toml's [tool.ruff]); a finding fails the run before any test.
+# Lint and types first (rules in pyproject.toml's [tool.ruff] and [tool.mypy]); a finding fails
+# the run before any test.
 python -m ruff check autodd_lsp tests benchmarks
+python -m mypy
 python -m pytest "$@"
 if [ "${AUTODD_SKIP_VSCODE:-0}" != 1 ]; then
     AUTODD_TEST_PYTHON="$PWD/.venv/bin/python" bash vscode-extension/scripts/test-e2e.sh

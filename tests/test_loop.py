@@ -5,19 +5,9 @@ import threading
 
 from autodd_lsp.engine import Notice, PassStarted, ReduceOptions, Reduction
 from autodd_lsp.engine.loop import FAILURE_GONE, without_line
-from tests.support import run_standalone
+from tests.support import program_text, run_standalone
 
-PROGRAM = '''\
-def check(values):
-    total = 0
-    if len(values) > 3:
-        raise ValueError("loop-sentinel: too many values")
-
-
-data = [1, 2, 3, 4]
-print("noise")
-check(data)  # autodd: freeze
-'''
+PROGRAM = program_text("loop_kept.py")  # also the VS Code test's fixture
 SENTINEL = "loop-sentinel: too many values"
 
 SLOW = '''\

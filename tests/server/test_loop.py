@@ -5,7 +5,7 @@ tries a line's removal ("Try without this line"). Real server, real engine, real
 import pytest
 from lsprotocol import types
 
-from tests.support import run_standalone
+from tests.support import program_text, run_standalone
 from tests.support import server_harness as h
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -14,17 +14,7 @@ SLOW_SENTINEL = "slow-sentinel"
 # Every candidate sleeps 0.3 s (frozen); `junk` goes early, so the reproducer is being streamed.
 SLOW = h.slow_program(statements=8).replace("x0 = 0\n", "junk = [1, 2, 3]\nx0 = 0\n")
 
-PROGRAM = '''\
-def check(values):
-    total = 0
-    if len(values) > 3:
-        raise ValueError("loop-sentinel: too many values")
-
-
-data = [1, 2, 3, 4]
-print("noise")
-check(data)  # autodd: freeze
-'''
+PROGRAM = program_text("loop_kept.py")  # also the VS Code test's fixture
 
 
 async def start_streaming(client: h.EditorClient, tmp_path, name: str):
