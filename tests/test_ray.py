@@ -5,6 +5,7 @@ ended (Cluster.shutdown / remove_node, by their handles), never `ray stop`."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 os.environ.pop("RAY_ADDRESS", None)
 RAY_ROOT = tempfile.mkdtemp(prefix="autodd-ray-test-")  # private and short: Ray's sockets live under it
 os.environ["RAY_TMPDIR"] = RAY_ROOT
+atexit.register(shutil.rmtree, RAY_ROOT, True)  # also when the module is only collected, or its tests deselected
 
 ray = pytest.importorskip("ray")
 
