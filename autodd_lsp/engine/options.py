@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
 from autodd_lsp.engine.errors import UsageError
@@ -56,12 +56,20 @@ class OptionError(UsageError):
         return self.template.format(name=name, **self.values)
 
 
-def flag_of(name: str) -> str:
-    """The command-line flag of a ReduceOptions field (`timeout` -> `--timeout`)."""
+def _field(name: str) -> Field[Any]:
+    """The ReduceOptions field called `name` (KeyError if there is none)."""
     for f in fields(ReduceOptions):
         if f.name == name:
-            return f.metadata.get("flag") or name
-    return name
+            return f
+    raise KeyError(name)
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a ReduceOptions field (`timeout` -> `--timeout`); `name` if it has none."""
+    try:
+        return _field(name).metadata.get("flag") or name
+    except KeyError:
+        return name
 
 
 @dataclass(frozen=True)
@@ -191,14 +199,10 @@ class ReduceOptions(RunOptions):
 
 def option_default(name: str) -> Any:
     """The default of a ReduceOptions field, as the CLI's parser shows it."""
-    for f in fields(ReduceOptions):
-        if f.name == name:
-            return f.default_factory() if f.default_factory is not MISSING else f.default
-    raise KeyError(name)
+    f = _field(name)
+    return f.default_factory() if f.default_factory is not MISSING else f.default
 
 
 def option_help(name: str) -> str:
-    for f in fields(ReduceOptions):
-        if f.name == name:
-            return f.metadata.get("help", "")
-    raise KeyError(name)
+    """The help text of a ReduceOptions field, as the CLI's parser shows it."""
+    return _field(name).metadata.get("help", "")
