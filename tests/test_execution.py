@@ -16,7 +16,7 @@ import pytest
 
 from autodd_lsp.execution import CancelEvent, RunResult, capture, create_backend
 from autodd_lsp.execution.capture import TRUNCATION_MARK
-from autodd_lsp.execution.forkserver import ForkServerBackend
+from autodd_lsp.execution.runner.client import ForkServerBackend
 from autodd_lsp.execution.subproc import SubprocessBackend
 
 BACKENDS = ["subproc", "runner"]
@@ -424,7 +424,7 @@ def test_spare_child_killed_while_waiting_is_replaced(dirs):
 
 
 def test_status_survives_a_candidate_taking_its_report_descriptor(dirs):
-    from autodd_lsp.execution.fork_child import HIGH_FD
+    from autodd_lsp.execution.runner.child import HIGH_FD
 
     high = min(HIGH_FD, os.sysconf("SC_OPEN_MAX") - 1)
     taken = write(
@@ -639,7 +639,7 @@ def test_a_module_launch_runs_like_python_dash_m(backend_name, dirs):
 
 
 def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(tmp_path):
-    """The entry's standalone constraint (forkserver_main.py's docstring): a copy of the
+    """The entry's standalone constraint (server_main.py's docstring): a copy of the
     server's four files, run as the client runs them, by an interpreter that cannot
     import autodd_lsp (`-S`: no site-packages; `-E`: no PYTHONPATH), speaks the protocol
     and runs a candidate, which finds neither autodd_lsp nor the server's `wire`."""
@@ -647,12 +647,12 @@ def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(t
     import socket
     import subprocess
 
-    from autodd_lsp.execution.fork_servers import SERVER_SCRIPT
-    from autodd_lsp.execution.wire import Channel
+    from autodd_lsp.execution.runner.warm_servers import SERVER_SCRIPT
+    from autodd_lsp.execution.runner.wire import Channel
 
     server_dir = tmp_path / "server"
     server_dir.mkdir()
-    for name in ("forkserver_main.py", "fork_serve.py", "fork_child.py", "wire.py"):
+    for name in ("server_main.py", "serve_loop.py", "child.py", "wire.py"):
         shutil.copy(os.path.join(os.path.dirname(SERVER_SCRIPT), name), server_dir / name)
     candidate = write(
         tmp_path,
@@ -667,7 +667,7 @@ def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(t
     diagnostics = tmp_path / "diagnostics"
     with open(diagnostics, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-S", "-E", str(server_dir / "forkserver_main.py"), str(theirs.fileno())],
+            [sys.executable, "-S", "-E", str(server_dir / "server_main.py"), str(theirs.fileno())],
             pass_fds=[theirs.fileno()], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
         )
     theirs.close()

@@ -382,8 +382,8 @@ Current thread 0x00007f5c4d077b80 (most recent call first):
   File "/usr/lib/python3.11/ctypes/__init__.py", line 519 in string_at
   File "/run/job0/prog.py", line 4 in f
   File "/run/job0/prog.py", line 5 in <module>
-  File "/site/autodd_lsp/execution/forkserver_main.py", line 533 in run_as_main
-  File "/site/autodd_lsp/execution/forkserver_main.py", line 689 in <module>
+  File "/site/autodd_lsp/execution/runner/server_main.py", line 533 in run_as_main
+  File "/site/autodd_lsp/execution/runner/server_main.py", line 689 in <module>
 
 Extension modules: numpy.core._multiarray_umath (total: 1)
 """

@@ -14,8 +14,8 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction, UsageError
 from autodd_lsp.execution import create_backend
-from autodd_lsp.execution.forkserver import ForkServerBackend
 from autodd_lsp.execution.gpus import parse_gpus, visible_gpus
+from autodd_lsp.execution.runner.client import ForkServerBackend
 from tests.support import assert_one_line_error, autodd
 
 # The frozen part logs each run: the GPU it sees, and whether another running program held it.

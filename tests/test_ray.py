@@ -38,7 +38,7 @@ from autodd_lsp.engine import (  # noqa: E402
     Summary,
 )
 from autodd_lsp.execution import ray_backend  # noqa: E402
-from autodd_lsp.execution.fork_servers import SERVER_SCRIPT  # noqa: E402
+from autodd_lsp.execution.runner.warm_servers import SERVER_SCRIPT  # noqa: E402
 from tests.support import autodd, process_table  # noqa: E402
 
 pytestmark = pytest.mark.ray

@@ -92,7 +92,7 @@ def write_python_without_runner(folder: Path) -> Path:
     path = folder / "python-without-runner"
     path.write_text(
         "#!/bin/sh\n"
-        'case "$1" in *forkserver_main.py) echo "no fork server here" >&2; exit 1;; esac\n'
+        'case "$1" in *server_main.py) echo "no fork server here" >&2; exit 1;; esac\n'
         f'exec "{sys.executable}" "$@"\n'
     )
     path.chmod(0o755)

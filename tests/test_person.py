@@ -1,10 +1,10 @@
-"""The user in the loop (engine/loop.py): offered texts during a real run, what a run learned per line,
+"""The user in the loop (engine/person.py): offered texts during a real run, what a run learned per line,
 and one tried candidate after it. Real engine, real programs."""
 
 import threading
 
 from autodd_lsp.engine import Notice, PassStarted, ReduceOptions, Reduction
-from autodd_lsp.engine.loop import FAILURE_GONE, without_line
+from autodd_lsp.engine.person import FAILURE_GONE, without_line
 from tests.support import program_text, run_standalone
 
 PROGRAM = program_text("loop_kept.py")  # also the VS Code test's fixture
