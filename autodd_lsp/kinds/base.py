@@ -177,3 +177,19 @@ class Kind:
     def regression_limit(self, timeout: float, minimum: float) -> float:
         """The test's time limit: room to finish, at least `minimum`."""
         return max(timeout, minimum)
+
+
+class PrintedKind(Kind):
+    """A failure named by text the program prints (a message, a regular expression): a string
+    argument, failure lines found by its oracle, and a pytest test must also fail as a test."""
+
+    test_must_fail = True
+
+    def from_request(self, given: Any) -> Any:
+        if not isinstance(given, str):
+            raise ValueError(f"{self.field} must be a string")
+        return given
+
+    def observer(self, oracle: Any, is_program: Callable[[str], bool],
+                 program_paths: Callable[[], tuple[str, ...]]) -> Observer | None:
+        return Observer(oracle.message, is_program, program_paths, find=oracle.find)

@@ -10,24 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import UNQUOTED_LINES, Kind
+from autodd_lsp.kinds.base import UNQUOTED_LINES, PrintedKind
 from autodd_lsp.kinds.signature import suggest_err_msgs
 from autodd_lsp.oracle.failure import FailureOracle
 from autodd_lsp.oracle.run import Oracle, Run
-from autodd_lsp.oracle.same import Observation, Observer
+from autodd_lsp.oracle.same import Observation
 
 
-class Message(Kind):
+class Message(PrintedKind):
     name = "message"
     flag = "--err-msg"
     flag_arguments: ClassVar[Mapping[str, Any]] = {"metavar": "MSG", "help": "text the failure prints (case-sensitive substring of stdout or stderr)"}
     field = "errMsg"
-    test_must_fail = True
-
-    def from_request(self, given: Any) -> Any:
-        if not isinstance(given, str):
-            raise ValueError(f"{self.field} must be a string")
-        return given
 
     def check(self, value: Any, name: str) -> None:
         if not isinstance(value, str) or not value:
@@ -41,10 +35,6 @@ class Message(Kind):
 
     def oracle(self, value: Any, original: Run, text: str, timeout: float) -> Oracle:
         return FailureOracle(value, original.output, text, allow_timeout=original.timed_out)
-
-    def observer(self, oracle: Any, is_program: Callable[[str], bool],
-                 program_paths: Callable[[], tuple[str, ...]]) -> Observer | None:
-        return Observer(oracle.message, is_program, program_paths, find=oracle.find)
 
     def not_reproduced(self, value: Any, oracle: Oracle, run: Run, runs: int, timeout: float, hint: bool) -> str:
         last = "timed out" if run.timed_out else f"exit status {run.returncode}"

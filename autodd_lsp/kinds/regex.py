@@ -8,16 +8,15 @@ offered as plain text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import UNQUOTED_LINES, Kind
+from autodd_lsp.kinds.base import UNQUOTED_LINES, PrintedKind
 from autodd_lsp.oracle.regex import RegexOracle, compile_regex
 from autodd_lsp.oracle.run import Oracle, Run
-from autodd_lsp.oracle.same import Observer
 
 
-class Regex(Kind):
+class Regex(PrintedKind):
     name = "regex"
     flag = "--err-regex"
     flag_arguments: ClassVar[Mapping[str, Any]] = {
@@ -25,12 +24,6 @@ class Regex(Kind):
         "help": "a regular expression the output matches (searched in stdout and stderr as re.search does)",
     }
     field = "errRegex"
-    test_must_fail = True
-
-    def from_request(self, given: Any) -> Any:
-        if not isinstance(given, str):
-            raise ValueError(f"{self.field} must be a string")
-        return given
 
     def check(self, value: Any, name: str) -> None:
         if not isinstance(value, str):
@@ -48,10 +41,6 @@ class Regex(Kind):
 
     def oracle(self, value: Any, original: Run, text: str, timeout: float) -> Oracle:
         return RegexOracle(value, original.output, text, allow_timeout=original.timed_out)
-
-    def observer(self, oracle: Any, is_program: Callable[[str], bool],
-                 program_paths: Callable[[], tuple[str, ...]]) -> Observer | None:
-        return Observer(oracle.message, is_program, program_paths, find=oracle.find)
 
     regression_while_there = (
         "While the bug is there a line of its\noutput matches PATTERN, and the test fails and shows that line; "

@@ -190,7 +190,7 @@ def failure_from_arguments(args: dict) -> FailureSpec | None:
     Each kind reads its own argument (errMsg / errRegex: a string; crash: true or a signal's
     name; exitCode: a whole number; hang: true). An absent, null, false or "" one is not given.
     """
-    given = [kind for kind in KINDS.values() if args.get(kind.field) not in (None, False, "")]
+    given = [kind for kind in KINDS.values() if _given(args.get(kind.field))]
     if len(given) > 1:
         named = " and ".join(kind.field for kind in given)
         raise RunError(f"give one failure to keep ({', '.join(failure_fields())}), not {named}")
@@ -207,3 +207,7 @@ def failure_from_arguments(args: dict) -> FailureSpec | None:
         raise RunError(str(error)) from None
     return spec
 
+
+def _given(value) -> bool:
+    """Whether a failure argument is given: not absent, null, false or "" (0 is given: `exitCode: 0` is refused)."""
+    return not (value is None or value is False or (isinstance(value, str) and value == ""))
