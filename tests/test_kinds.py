@@ -161,3 +161,26 @@ def test_a_kind_registered_alone_gets_a_flag_an_argument_and_a_place_in_the_ques
     with pytest.raises(RunError, match="not hang and silent"):
         failure_from_arguments({"silent": True, "hang": True})  # listed in the registry's order
     assert [c.spec for c in question(RunResult(b"", b"", 0)).choices] == [spec]
+
+
+def test_every_engine_option_with_a_flag_is_the_cli_flag_with_its_default_and_help():
+    from autodd_lsp.engine.options import engine_options
+
+    actions = {action.dest: action for action in build_parser()._actions}
+    for option in engine_options():
+        if not option.flags:
+            continue
+        action = actions[option.field]
+        assert tuple(action.option_strings) == option.flags
+        assert (action.default, action.help) == (option.default, option.help), option.field
+
+
+def test_the_kinds_import_nothing_above_them():
+    import ast
+
+    above = ("autodd_lsp.engine", "autodd_lsp.cli", "autodd_lsp.server", "autodd_lsp.report", "autodd_lsp.execution")
+    for path in (ROOT / "autodd_lsp" / "kinds").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+        imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        assert not [name for name in imported if name.startswith(above)], path.name
