@@ -39,8 +39,7 @@ from autodd_lsp.engine import (
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import engine_options
-from autodd_lsp.engine.question import failure_question
-from autodd_lsp.engine.trial import trial_run
+from autodd_lsp.engine.question import ask_failure
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,
@@ -196,7 +195,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
         _read_source(args.source)
         options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
         options.validate()
-        question = failure_question(trial_run(args.source, options), options)
+        question = ask_failure(args.source, options)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     if question.not_run is not None:  # a test that passes, is not found or does not collect

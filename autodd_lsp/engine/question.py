@@ -15,11 +15,13 @@ whatever failed.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import RunOptions
 from autodd_lsp.engine.pytest_target import PytestTest
+from autodd_lsp.engine.trial import trial_run
 from autodd_lsp.execution import RunResult
 from autodd_lsp.kinds import KINDS, message
 
@@ -45,6 +47,12 @@ class FailureQuestion:
     def others(self) -> list[FailureChoice]:
         """The failures without a message offered: a signal, a hang, an exit status."""
         return [choice for choice in self.choices if choice.spec.rules is not message.KIND]
+
+
+def ask_failure(source_path: str, options: RunOptions, *, text: str | None = None,
+                cancel: threading.Event | None = None) -> FailureQuestion:
+    """Run the program once (`trial_run`: `text` instead of the file's, `cancel` stops it) and read the question."""
+    return failure_question(trial_run(source_path, options, text=text, cancel=cancel), options)
 
 
 def failure_question(run: RunResult, options: RunOptions) -> FailureQuestion:

@@ -43,8 +43,7 @@ from autodd_lsp.engine import (
     UsageError,
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.question import failure_question
-from autodd_lsp.engine.trial import trial_run
+from autodd_lsp.engine.question import ask_failure
 from autodd_lsp.files import atomic_write, beside_output_path
 from autodd_lsp.kinds import one_of
 from autodd_lsp.kinds.signature import output_tail
@@ -212,12 +211,12 @@ class MinimizeRun:
         self.progress.report("running the program once to see how it fails")
         text = None if self.source.saved else self.source.text
         options = self.options.trial_options()
-        run = await self.in_thread(
-            lambda: trial_run(self.source.path, options, text=text, cancel=self.cancel_event)
+        question = await self.in_thread(
+            lambda: ask_failure(self.source.path, options, text=text, cancel=self.cancel_event)
         )
         if self.cancelled:
             return None
-        question = failure_question(run, options)
+        run = question.run
         if question.not_run is not None:
             raise RunError(question.not_run)
         # A choice's title is what the person sees: the message itself, or the failure without one in words.

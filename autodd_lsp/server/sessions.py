@@ -27,8 +27,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import UsageError
 from autodd_lsp.engine.loop import without_line
-from autodd_lsp.engine.question import FailureQuestion, failure_question
-from autodd_lsp.engine.trial import trial_run
+from autodd_lsp.engine.question import FailureQuestion, ask_failure
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
 from autodd_lsp.kinds.signature import output_tail
@@ -112,7 +111,7 @@ class Minimizer:
             source = self.source_file(as_argument(args).get("uri"))
             request = MinimizeRequest.parse(args)  # the same options as autodd.minimize's
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
-            question = await self.ask_failure(source, options, threading.Event())
+            question = await self.trial_question(source, options, threading.Event())
         except (RunError, UsageError) as error:
             self._show_error(str(error))
             return {"suggestions": [], "failures": [], "outputTail": "", "returncode": None, "error": str(error)}
@@ -291,17 +290,16 @@ class Minimizer:
         first = values[0] if values else None
         return first if isinstance(first, dict) else {}
 
-    async def ask_failure(self, source: SourceFile, options: MinimizeSettings, cancel: threading.Event
+    async def trial_question(self, source: SourceFile, options: MinimizeSettings, cancel: threading.Event
                           ) -> FailureQuestion:
         """The failure question of a trial run of `source` (its editor text when unsaved); `cancel` stops it."""
         run_options = options.trial_options()
         text = None if source.saved else source.text
         self.one_off_runs.add(cancel)
         try:
-            run = await self.in_thread(lambda: trial_run(source.path, run_options, text=text, cancel=cancel))
+            return await self.in_thread(lambda: ask_failure(source.path, run_options, text=text, cancel=cancel))
         finally:
             self.one_off_runs.discard(cancel)
-        return failure_question(run, run_options)
 
     def working_folder(self, path: str) -> str:
         """Where candidates run: the workspace folder holding the file (as an editor's Run does), else its folder."""
