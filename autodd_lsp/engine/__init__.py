@@ -8,7 +8,7 @@
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
     # how to run it: ReduceOptions(..., backend="subproc", timeout=10, jobs=4, gpus="auto");
-    # those are RunOptions (engine/options.py), which is all that probe() takes
+    # those are RunOptions (engine/options.py), which is all that a trial run (engine/trial.py) takes
 
     # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
     path, test = split_source(source)          # UsageError for a bad node id
@@ -19,6 +19,13 @@ the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
 cancel: `summary.cancelled`, with the best text so far). Bad input raises
 UsageError from the constructor. The engine knows nothing about its front ends.
+
+This module is the whole API the front ends use (tests/test_layout.py checks that
+they import nothing else of the engine, nor the execution layer): besides the
+above, the failure question (`ask_failure`: one trial run of a program and the
+failures it shows, `question.py`), the option metadata the CLI's flags and the
+server's settings are built from (`engine_options`), the person in the loop's answers (`person`: `Kept`, `without_line`) and
+`CancelEvent`, the cancel flag a front end hands to `probe` and `try_text`.
 """
 
 from autodd_lsp.engine.errors import NotReproducible, UsageError
@@ -40,27 +47,39 @@ from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.options import (
     BACKENDS,
     MATCH_RULES,
+    EngineOption,
     OptionError,
     ReduceOptions,
     RunOptions,
+    engine_options,
 )
-from autodd_lsp.engine.pytest_target import split_source
+from autodd_lsp.engine.person import FAILURE_GONE, Kept, without_line
+from autodd_lsp.engine.pytest_target import PytestTest, split_source
+from autodd_lsp.engine.question import FailureQuestion, ask_failure
 from autodd_lsp.engine.reduction import Reduction
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.kinds.signature import output_tail
 
 __all__ = [
     "BACKENDS",
+    "FAILURE_GONE",
     "MATCH_RULES",
     "Accepted",
+    "CancelEvent",
+    "EngineOption",
     "Event",
     "Failed",
+    "FailureQuestion",
     "FailureRate",
     "FailureSpec",
     "Finished",
+    "Kept",
     "NotReproducible",
     "Notice",
     "OptionError",
     "PassStarted",
     "Progress",
+    "PytestTest",
     "ReduceOptions",
     "Reduction",
     "RunOptions",
@@ -69,5 +88,9 @@ __all__ = [
     "Stats",
     "Summary",
     "UsageError",
+    "ask_failure",
+    "engine_options",
+    "output_tail",
     "split_source",
+    "without_line",
 ]
