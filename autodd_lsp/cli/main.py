@@ -24,10 +24,11 @@ import threading
 import time
 
 from autodd_lsp import __version__
-from autodd_lsp.cli.progress import TerminalReporter
+from autodd_lsp.cli.terminal import TerminalReporter
 from autodd_lsp.engine import (
     Accepted,
     Event,
+    FailureSpec,
     NotReproducible,
     Progress,
     ReduceOptions,
@@ -35,11 +36,11 @@ from autodd_lsp.engine import (
     RunOptions,
     Summary,
     UsageError,
+    ask_failure,
+    engine_options,
+    output_tail,
     split_source,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import engine_options
-from autodd_lsp.engine.question import ask_failure
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,
@@ -47,7 +48,6 @@ from autodd_lsp.files import (
     writable_problem,
 )
 from autodd_lsp.kinds import KINDS, NOT_GIVEN, Kind, one_of
-from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.report import bug_report, regression_test
 from autodd_lsp.shell import shell_command
 
