@@ -24,8 +24,9 @@ old mtimes) is not older than the start of the oldest run in flight, minus a
 second for coarse file-system clocks. A file someone else creates there while
 no run is in flight stays; one created while a run is in flight is taken for
 the run's. Never removed: AutoDD's own files (`.autodd-*`: job slots,
-temporary results) and the results this process writes (`files.atomic_write`:
-the reproducer shown as it shrinks, the report).
+temporary results; `autodd-<pid>-*`: private temporary folders) and the results
+this process writes (`files.atomic_write`: the reproducer shown as it shrinks,
+the report); the temporary folder is not watched (when it lies in a watched one).
 
 Parallel runs (`-j N`) share the folders: while one writes `model.pt` another
 could read it. A program that writes files is found at its first run (the
@@ -38,7 +39,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -49,7 +52,7 @@ DEPTH = 2  # levels of subfolders watched below each watched folder
 MAX_FOLDERS = 500  # folders watched at most (each costs one stat per run)
 CLOCK_SLACK_NS = 1_000_000_000  # file-system timestamps may lag the clock (coarse ticks)
 _NOT_WATCHED = frozenset({".git", ".hg", ".svn"})
-_OWN_PREFIX = ".autodd-"
+_OWN = re.compile(r"^(\.autodd-|autodd-\d+-)")  # job slots, results being written; private temporary folders
 
 
 class FolderWatch:
@@ -66,6 +69,7 @@ class FolderWatch:
         self._ids = iter(range(1 << 62))
         self.serial = False
         self.created: list[str] = []  # paths removed after runs, first seen first (for the notice)
+        temporary = os.path.realpath(tempfile.gettempdir())  # others' scratch files come and go there
         queue = [(root, 0) for root in roots]
         while queue and len(self._names) < MAX_FOLDERS:
             folder, depth = queue.pop(0)
@@ -75,8 +79,8 @@ class FolderWatch:
             mtime, entries = listed
             self._names[folder], self._seen_mtime[folder] = frozenset(entries), mtime
             if depth < DEPTH:
-                queue.extend((os.path.join(folder, name), depth + 1)
-                             for name in sorted(entries) if entries[name] and name not in _NOT_WATCHED)
+                queue.extend((path, depth + 1) for path in (os.path.join(folder, name) for name in sorted(entries)
+                             if entries[name] and name not in _NOT_WATCHED) if path != temporary)
 
     @contextlib.contextmanager
     def run(self) -> Iterator[None]:
@@ -117,7 +121,7 @@ class FolderWatch:
             self._seen_mtime[folder] = listed[0]  # the stat before the listing: a later change is seen next time
             for name in sorted(set(listed[1]) - names):
                 path = os.path.join(folder, name)
-                if name.startswith(_OWN_PREFIX) or written_result(path) or not _created_since(path, since):
+                if _OWN.match(name) or written_result(path) or not _created_since(path, since):
                     continue
                 if _remove(path):
                     removed.append(path)

@@ -65,6 +65,7 @@ from autodd_lsp.engine.protection import (
     respects_frozen,
 )
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
+from autodd_lsp.engine.seeds import seed_spans
 from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.execution import (
     SCRIPT,
@@ -163,6 +164,7 @@ class Reduction:
         self._original_rate: FailureRate | None = None
         self._final_rate: FailureRate | None = None
         self._rate_runs = 1
+        self._keep_seeds = False  # the seeding statements are protected (set by the original's check)
         self._watch = FolderWatch(())  # the folders runs must leave as they found them, set when the run starts
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
@@ -395,6 +397,7 @@ class Reduction:
             )
         tester.judge_by(rules)
         tester.set_best(text)
+        self._keep_seeds = rate_test is None  # a deterministic failure: its seeds stay (engine/seeds.py)
 
     def _inlined_instead(
         self, oracle: Oracle, first: Observation | None,
@@ -733,7 +736,8 @@ class Reduction:
         context = self._pass_context
         if context is None or context.source.text != self.best_text:
             source = Source(self.best_text)
-            context = self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text)
+            protected = frozen_spans(source) + (seed_spans(source) if self._keep_seeds else [])
+            context = self._pass_context = PassContext(source, protected, original=self.original_text)
             self._valued_context = None
         if not with_values or self._values is None:
             return context
@@ -901,6 +905,8 @@ class Reduction:
         """
         if self.cancelled:
             return False
+        if not self._pytest and not self.options.inline_modules:  # the result imports modules beside it
+            return self._verify_with(self._fresh_backend(), slots, self._watch, go_back="always")
         alone = self._verify_slots = JobSlots(1, os.path.basename(self.path))
         folder = os.path.dirname(alone.paths[0])
         launch = self._pytest.launch(standalone=True) if self._pytest else SCRIPT
