@@ -6,7 +6,7 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.clean_runs import CLOCK_SLACK_NS, FolderWatch
-from autodd_lsp.engine.events import Notice
+from autodd_lsp.engine.events import Event, Notice
 from autodd_lsp.files import atomic_write
 from tests.conftest import program_text
 
@@ -22,7 +22,7 @@ def test_a_script_that_loads_its_own_checkpoint_keeps_the_save(tmp_path, monkeyp
     source = project / "train.py"
     source.write_text(program_text("checkpoint.py"))
     monkeypatch.chdir(project)  # the user runs it from its folder: model.ckpt goes there
-    events = []
+    events: list[Event] = []
     options = ReduceOptions(err_msg="Weights only load failed", backend=backend, jobs=jobs)
     summary = Reduction(source.read_text(), str(source), options, events.append).run()
     assert summary.verified

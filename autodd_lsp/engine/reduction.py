@@ -58,6 +58,7 @@ from autodd_lsp.engine.loop import (
     offered_shadow,
     syntax_problem,
 )
+from autodd_lsp.engine.no_match import NoMatchWatch
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import (
     frozen_fingerprint,
@@ -164,6 +165,7 @@ class Reduction:
         self._original_rate: FailureRate | None = None
         self._final_rate: FailureRate | None = None
         self._rate_runs = 1
+        self._no_match = NoMatchWatch(None, lambda line: None)  # set by the original's check
         self._keep_seeds = False  # the seeding statements are protected (set by the original's check)
         self._watch = FolderWatch(())  # the folders runs must leave as they found them, set when the run starts
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
@@ -397,6 +399,7 @@ class Reduction:
             )
         tester.judge_by(rules)
         tester.set_best(text)
+        self._no_match = NoMatchWatch(self._original_observation, lambda line: self._emit(Notice(line)))
         self._keep_seeds = rate_test is None  # a deterministic failure: its seeds stay (engine/seeds.py)
 
     def _inlined_instead(
@@ -791,8 +794,15 @@ class Reduction:
                     return False  # moot on top of the region's own edits (the best is still the base)
             learn = None if record is None or shadow_base is None else (  # a recorder implies a base shadow
                 lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
+
+            def rejected(result: RunResult) -> None:
+                if learn is not None:
+                    learn(result)
+                if self._no_match.watching:
+                    self._no_match.rejected(self._observe(result.output, text))
+
             verdict = self._active_tester.test(
-                text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
+                text, cancel, self._statements_of(lambda: shadow_of(indices, text)), rejected)
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -842,6 +852,7 @@ class Reduction:
         return statements_of
 
     def _accept(self, text: str, shadow: str | None) -> None:
+        self._no_match.accepted()
         self._history.append(text)
         self._shadow = shadow
         self.best_text = text

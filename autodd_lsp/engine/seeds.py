@@ -45,40 +45,31 @@ def seed_spans(source: Source) -> list[Span]:
     found: list[tuple[ast.stmt, set[str]]] = []
     for node in ast.walk(source.tree):
         call = _seeding_call(node)
-        if call is None:
+        if call is None or not isinstance(node, ast.stmt):
             continue
         if isinstance(node, ast.Expr):
-            roots = {_root(call.func)} - {None}
+            root = _root(call.func)
+            roots = {root} if root is not None else set()
         else:
-            roots = {t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)}
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            roots = {t.id for t in targets if isinstance(t, ast.Name)}
         if roots:
-            found.append((node, roots))  # type: ignore[arg-type]
+            found.append((node, roots))
     if not found:
         return []
-    uses: dict[str, int] = {}
-    for node in ast.walk(source.tree):
-        if isinstance(node, ast.Name):
-            uses[node.id] = uses.get(node.id, 0) + 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            uses[node.name] = uses.get(node.name, 0) + 1  # `set_seed(0)` of the program's own `def set_seed`
+    uses = _name_counts(source.tree)
     spans = []
     for stmt, roots in found:
-        own = {}
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name):
-                own[node.id] = own.get(node.id, 0) + 1
+        own = _name_counts(stmt)
         if any(uses.get(root, 0) > own.get(root, 0) for root in roots):
             spans.append(source.span(stmt))
     return spans
 
 
 def _seeding_call(node: ast.AST) -> ast.Call | None:
-    if isinstance(node, ast.Expr):
-        value = node.value
-    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-        value = node.value
-    else:
+    if not isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign)):
         return None
+    value = node.value
     if not isinstance(value, ast.Call) or not (value.args or value.keywords):
         return None
     func = value.func
@@ -93,3 +84,15 @@ def _root(func: ast.expr) -> str | None:
     while isinstance(func, (ast.Attribute, ast.Call)):
         func = func.value if isinstance(func, ast.Attribute) else func.func
     return func.id if isinstance(func, ast.Name) else None
+
+
+def _name_counts(tree: ast.AST) -> dict[str, int]:
+    """How often each name occurs in `tree`; a def or class counts as a use of its name
+    (`set_seed(0)` of the program's own `def set_seed`)."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] = counts.get(node.name, 0) + 1
+    return counts
