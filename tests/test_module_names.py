@@ -59,5 +59,6 @@ def test_a_run_where_no_candidate_can_match_says_why_early(program, no_leftovers
     size = len(SELF_SIZED.encode())
     assert len(said) == 1, said
     assert said[0].startswith(f"none of the first {EARLY} candidates fails the same way: ")
+    assert "show " in said[0] and " is off in a config of " in said[0]
     assert said[0].endswith(f"where the original shows 'ValueError: setting verbose is off in a config of {size} bytes'")
     assert summary.final.nodes == summary.original.nodes

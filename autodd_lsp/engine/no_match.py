@@ -5,9 +5,10 @@ When every candidate does so -- a test module's own exception class printed
 under another module name, a path or a pid in the message that the masking
 does not cover -- the run tries hundreds of candidates, ends as large as it
 started, and only the summary hints at why. So the first `EARLY` candidates
-that ran are watched: if none was accepted and they all showed the message in another
-failure line than the original's, the user is told once, naming the line
-they showed most and the original's. An acceptance ends the watch.
+that ran are watched: if none was accepted and `SHOWING` or more of them showed the message
+in another failure line than the original's (the others broke elsewhere, as
+removals do), the user is told once, naming the line they showed most and the
+original's. An acceptance ends the watch.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections.abc import Callable
 
 from autodd_lsp.oracle.same import Observation
 
-EARLY = 25  # candidates that ran, all rejected showing one other failure line, before the notice
+EARLY = 25  # candidates that ran, all rejected, before the notice
+SHOWING = 5  # of them, at least this many showed the message in another failure line (the others broke elsewhere)
 
 
 class NoMatchWatch:
@@ -42,10 +44,10 @@ class NoMatchWatch:
             self.watching = False
             line, count = max(self._lines.items(), key=lambda item: item[1], default=("", 0))
             otherwise = sum(self._lines.values())
-        if otherwise == self._rejected:
-            shown = f"each shows {line!r}" if count == otherwise else f"they show other lines (most: {line!r})"
+        if otherwise >= SHOWING:
+            shown = f"{otherwise} show {line!r}" if count == otherwise else f"{otherwise} show other lines (most: {line!r})"
             self._say(
-                f"none of the first {otherwise} candidates fails the same way: {shown} where the original "
+                f"none of the first {EARLY} candidates fails the same way: {shown} where the original "
                 f"shows {self._original.line.strip()!r}"
             )
 

@@ -1,0 +1,36 @@
+"""Readable, faithful results on small real programs: no unused import left, no literal standing in."""
+
+from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.oracle.degenerate import degenerate_values
+from autodd_lsp.passes.base import PassContext
+from autodd_lsp.passes.imports import RemoveUnusedImports
+from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.patch import render
+from autodd_lsp.syntax.source import Source
+from tests.conftest import program_text
+
+
+def test_an_import_whose_last_use_went_is_removed():
+    text = program_text("orders.py").replace("    items: list = field(default_factory=list)\n", "")
+    source = Source(text)
+    edits = RemoveUnusedImports().edits(PassContext(source, [], original=text), 0)
+    assert edits is not None and len(edits) == 1
+    tidied = render(text, list(edits[0].patches))
+    assert "from dataclasses import dataclass\n" in tidied and "field" not in tidied
+
+
+def test_a_literal_standing_in_for_a_container_is_degenerate():
+    stand_ins = ['{}["west"]', '{1: 1}[103]', "1[0]", "0(x)", "(1).shape", "[](x)"]
+    for text in stand_ins:
+        assert degenerate_values(parse(text))["literal stand-in"] >= 1, text
+    for text in ['", ".join(names)', "table[x]", "f(x)[0]"]:
+        assert degenerate_values(parse(text))["literal stand-in"] == 0, text
+
+
+def test_a_lookup_table_keeps_its_table(program, no_leftovers):
+    """A KeyError of an order id nobody placed: not `{}[103]`, and no unused `field` import."""
+    path = program("orders.py")
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="KeyError")).run()
+    assert summary.verified and summary.final_failure_line == "KeyError: 103"
+    assert "{}[" not in summary.text and "}[" not in summary.text
+    assert "import" not in summary.text or "field" not in summary.text
