@@ -34,3 +34,34 @@ def test_a_lookup_table_keeps_its_table(program, no_leftovers):
     assert summary.verified and summary.final_failure_line == "KeyError: 103"
     assert "{}[" not in summary.text and "}[" not in summary.text
     assert "import" not in summary.text or "field" not in summary.text
+
+
+def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
+    """What removals left in a training step: `(params["w1"]) @ w2`, `size=(32)`, two blank lines in a body."""
+    from autodd_lsp.passes.parens import DropRedundantParentheses
+    from autodd_lsp.passes.tidy import surplus_blank_lines
+
+    original = (
+        "def forward(params, x):\n"
+        "    h = (params['w1'] + params['b1']) @ params['w2']\n"
+        "    noise = rng.normal(size=(32, 32))\n"
+        "    keep = (x)\n"
+        "    return h + noise\n"
+    )
+    reduced = (
+        "def forward(params, x):\n"
+        "    h = (params['w1']) @ params['w2']\n"
+        "\n"
+        "\n"
+        "    noise = rng.normal(size=(32))\n"
+        "    keep = (x)\n"
+        "    return h + noise\n"
+    )
+    source = Source(reduced)
+    edits = DropRedundantParentheses().edits(PassContext(source, [], original=original), 0)
+    texts = [render(reduced, list(edit.patches)) for edit in edits or []]
+    assert len(texts) == 2  # the user's own `(x)` stays: its line was not touched
+    assert "    h = params['w1'] @ params['w2']\n" in texts[0]
+    assert "rng.normal(size=32)" in texts[1]
+    assert surplus_blank_lines(source) == [4]  # one blank line inside a body
+    assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level

@@ -5,7 +5,7 @@
 3. simplify: inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
-5. tidy: unused imports, stale comments, blank lines left behind by removals, formatting of the
+5. tidy: unused imports, stale comments, redundant parentheses, blank lines left behind by removals, formatting of the
    statements the reduction touched (ruff's range formatting)
 """
 
@@ -19,6 +19,7 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     imports,
     literals,
     parameters,
+    parens,
     statements,
     tidy,
     variables,
