@@ -11,6 +11,7 @@ from autodd_lsp.files import atomic_write
 from tests.conftest import program_text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("backend", "jobs"), [("runner", 1), ("runner", 2), ("subproc", 1)])
 def test_a_script_that_loads_its_own_checkpoint_keeps_the_save(tmp_path, monkeypatch, no_leftovers, backend, jobs):
     """pytorch/examples' word_language_model shape: train, save model.ckpt, fail loading it.

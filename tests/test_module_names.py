@@ -3,6 +3,8 @@
 import shutil
 from pathlib import Path
 
+import pytest
+
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.events import Event, Notice
 from autodd_lsp.engine.no_match import EARLY
@@ -11,6 +13,7 @@ from tests.test_pytest_mode import pytest_alone, quick_pytest  # noqa: F401 - a 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
 
+@pytest.mark.slow
 def test_a_test_module_with_its_own_exception_class_reduces(tmp_path, no_leftovers, quick_pytest):  # noqa: F811
     """pytest's importlib mode names the hidden candidate `src._autodd-<pid>-job1-test_pack`: its
     exception printed as `src._autodd-...-test_pack.PackError: ...` must read `test_pack.PackError`."""
@@ -50,6 +53,7 @@ validate(SETTINGS)
 '''
 
 
+@pytest.mark.slow
 def test_a_run_where_no_candidate_can_match_says_why_early(program, no_leftovers):
     """The message holds the file's own size: every smaller candidate prints another number."""
     path = program("config.py", SELF_SIZED)

@@ -1,5 +1,7 @@
 """Readable, faithful results on small real programs: no unused import left, no literal standing in."""
 
+import pytest
+
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.passes.base import PassContext
@@ -27,6 +29,7 @@ def test_a_literal_standing_in_for_a_container_is_degenerate():
         assert degenerate_values(parse(text))["literal stand-in"] == 0, text
 
 
+@pytest.mark.slow
 def test_a_lookup_table_keeps_its_table(program, no_leftovers):
     """A KeyError of an order id nobody placed: not `{}[103]`, and no unused `field` import."""
     path = program("orders.py")

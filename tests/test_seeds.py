@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.flaky import FINAL_RUNS
 from autodd_lsp.engine.protection import respects_frozen
@@ -55,6 +57,7 @@ def test_no_pass_proposes_an_edit_that_drops_or_changes_a_protected_seed():
     assert allowed > 20  # the rest of the program still reduces
 
 
+@pytest.mark.slow
 def test_a_seeded_programs_result_fails_in_every_fresh_run(program, no_leftovers):
     """The seed decides the failure (3 runs of 10 fail without it): the result must fail in all."""
     path = program("deal.py", program_text("seeded_deal.py"))
