@@ -68,3 +68,21 @@ def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
     assert "rng.normal(size=32)" in texts[1]
     assert surplus_blank_lines(source) == [4]  # one blank line inside a body
     assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level
+
+
+def test_a_value_that_calls_is_not_copied_into_two_uses():
+    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
+    from autodd_lsp.passes.variables import InlineVariables
+
+    def inlined(text):
+        source = Source(text)
+        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
+
+    reads_twice = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df.shape, df["price"].mean())\n'
+    assert inlined(reads_twice) == []
+    in_a_loop = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nfor epoch in range(3):\n    print(df)\n'
+    assert inlined(in_a_loop) == []
+    once = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df)\n'
+    assert inlined(once) == ['import pandas as pd\nprint(pd.read_csv("train.csv"))\n']
+    table = 'sizes = (32, 64)\nprint(sizes[0], sizes)\n'  # no call: copying the value costs nothing at run time
+    assert len(inlined(table)) == 1
