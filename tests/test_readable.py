@@ -86,3 +86,26 @@ def test_a_value_that_calls_is_not_copied_into_two_uses():
     assert inlined(once) == ['import pandas as pd\nprint(pd.read_csv("train.csv"))\n']
     table = 'sizes = (32, 64)\nprint(sizes[0], sizes)\n'  # no call: copying the value costs nothing at run time
     assert len(inlined(table)) == 1
+
+
+def test_commented_out_code_goes_and_prose_stays():
+    """`# self.hidden2 = nn.Sequential(` above a surviving layer: dead code in a reproducer."""
+    from autodd_lsp.passes.stale_comments import RemoveStaleComments
+
+    text = (
+        "import torch.nn as nn\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        # the first layer widens the input\n"
+        "        self.hidden = nn.Linear(4, 8)\n"
+        "        # self.hidden2 = nn.Sequential(\n"
+        "        #     nn.Linear(8, 8), nn.ReLU())\n"
+        "        self.out = nn.Linear(8, 2)\n"
+        "        # TODO: dropout\n"
+        "        self.act = nn.ReLU()\n"
+    )
+    source = Source(text)
+    edits = RemoveStaleComments().edits(PassContext(source, [], original=text), 0) or []
+    assert [render(text, list(e.patches)).count("#") for e in edits] == [2]
+    assert "self.hidden2" not in render(text, list(edits[0].patches))
