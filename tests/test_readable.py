@@ -86,6 +86,10 @@ def test_a_value_that_calls_is_not_copied_into_two_uses():
     assert inlined(once) == ['import pandas as pd\nprint(pd.read_csv("train.csv"))\n']
     table = 'sizes = (32, 64)\nprint(sizes[0], sizes)\n'  # no call: copying the value costs nothing at run time
     assert len(inlined(table)) == 1
+    iterated = 'records = [(n, n * n) for n in range(20)]\nfor record in records:\n    print(record)\n'
+    assert inlined(iterated) == ['for record in [(n, n * n) for n in range(20)]:\n    print(record)\n']  # run once
+    comprehended = 'rows = load()\nnames = [row.name for row in rows if row]\n'
+    assert inlined(comprehended) == ['names = [row.name for row in load() if row]\n']
 
 
 def test_commented_out_code_goes_and_prose_stays():

@@ -103,10 +103,19 @@ _AGAIN = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDe
 
 def _runs_again(source: Source, use: ast.AST, assign: ast.Assign) -> bool:
     """Whether `use` lies in a loop, function or comprehension that `assign` is not in."""
+    child: ast.AST = use
     node: ast.AST | None = source.parents.get(use)
     while node is not None:
-        if isinstance(node, _AGAIN):
+        once = (isinstance(node, (ast.For, ast.AsyncFor)) and child is node.iter) or (
+            isinstance(child, ast.comprehension) and child is getattr(node, "generators", [None])[0]
+            and _within(source, use, child.iter))  # a loop's iterable, a comprehension's first: evaluated once
+        if isinstance(node, _AGAIN) and not once:
             start, end = source.span(node)
             return not start <= source.span(assign)[0] < end
-        node = source.parents.get(node)
+        child, node = node, source.parents.get(node)
     return False
+
+
+def _within(source: Source, inner: ast.AST, outer: ast.expr) -> bool:
+    start, end = source.span(outer)
+    return start <= source.span(inner)[0] < end  # type: ignore[arg-type]
