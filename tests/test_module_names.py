@@ -21,7 +21,7 @@ def test_a_test_module_with_its_own_exception_class_reduces(tmp_path, no_leftove
     (project / "src").mkdir(parents=True)
     (project / "pytest.ini").write_text("[pytest]\n")
     source = project / "src" / "test_pack.py"
-    shutil.copy(PROGRAMS / "test_pack.py", source)
+    shutil.copy(PROGRAMS / "pack_tests.py", source)  # as test_pack.py
     events: list[Event] = []
     options = ReduceOptions(err_msg="do not fit", test="test_pack[small]", cwd=str(project))
     summary = Reduction(source.read_text(), str(source), options, events.append).run()
