@@ -71,3 +71,25 @@ def test_a_file_made_while_no_run_is_in_flight_stays(tmp_path):
     with watch.run():
         pass
     assert os.listdir(tmp_path) == []
+
+
+def test_editor_and_python_files_stay_and_the_working_folder_is_watched_shallowly(tmp_path, monkeypatch):
+    """An editor's swap and lock files and Python's own cache are not the run's; a working folder
+    other than the source's is watched by its own entries only, and the home folder not at all."""
+    source, cwd = tmp_path / "project", tmp_path / "cwd"
+    (cwd / "downloads").mkdir(parents=True)
+    source.mkdir()
+    watch = FolderWatch([str(source)], working_folder=str(cwd))
+    with watch.run():
+        for name in (".train.py.swp", "train.py~", "#train.py#", ".#train.py", "__pycache__"):
+            (source / name).mkdir() if name == "__pycache__" else (source / name).write_text("")
+        (cwd / "model.pt").write_text("written by the run")
+        (cwd / "downloads" / "file.zip").write_text("not under the watch")
+    assert sorted(os.listdir(source)) == sorted([".#train.py", ".train.py.swp", "#train.py#", "__pycache__", "train.py~"])
+    assert sorted(os.listdir(cwd)) == ["downloads"]  # the run's model.pt went
+    assert os.listdir(cwd / "downloads") == ["file.zip"]
+    monkeypatch.setenv("HOME", str(cwd))
+    home_watch = FolderWatch([str(source)], working_folder=str(cwd))
+    with home_watch.run():
+        (cwd / "notes.txt").write_text("saved in the home folder")
+    assert sorted(os.listdir(cwd)) == ["downloads", "notes.txt"]

@@ -11,8 +11,10 @@ folders that were not in the baseline. Nothing else is touched: a file the
 user had is never removed nor restored (a program that rewrites one of the
 user's files rewrites it for every run alike).
 
-Bounded: the baseline holds the watched folders and their subfolders down to
-`DEPTH` levels, at most `MAX_FOLDERS` folders (breadth-first, names sorted);
+Bounded: the baseline holds the source's folder and its subfolders down to
+`DEPTH` levels (the working folder, when it is another, only its own entries,
+and not at all when it is the home folder or `/`, where other programs create
+files all the time), at most `MAX_FOLDERS` folders (breadth-first, names sorted);
 deeper or further folders are not watched, a new folder anywhere in a watched
 one is (it is removed whole). After a run, a folder is listed again only if
 its own modification time changed (an entry was added, removed or renamed in
@@ -23,7 +25,9 @@ no program can set back, unlike `mtime`: an extracted archive keeps its files'
 old mtimes) is not older than the start of the oldest run in flight, minus a
 second for coarse file-system clocks. A file someone else creates there while
 no run is in flight stays; one created while a run is in flight is taken for
-the run's. Never removed: AutoDD's own files (`.autodd-*`: job slots,
+the run's. Never removed: what editors and Python make on their own beside a
+file (swap, backup and lock files: `.x.swp`, `x~`, `#x#`, `.#x`; `__pycache__`,
+which Python revalidates and which no failure can depend on), AutoDD's own files (`.autodd-*`: job slots,
 temporary results; `autodd-<pid>-*`: private temporary folders) and the results
 this process writes (`files.atomic_write`: the reproducer shown as it shrinks,
 the report); the temporary folder is not watched (when it lies in a watched one).
@@ -53,14 +57,22 @@ MAX_FOLDERS = 500  # folders watched at most (each costs one stat per run)
 CLOCK_SLACK_NS = 1_000_000_000  # file-system timestamps may lag the clock (coarse ticks)
 _NOT_WATCHED = frozenset({".git", ".hg", ".svn"})
 _OWN = re.compile(r"^(\.autodd-|autodd-\d+-)")  # job slots, results being written; private temporary folders
+# Made beside files by editors (swap, backup, lock files, Vim's write test) and by Python itself.
+_OTHERS = re.compile(r"^(\..*\.sw[a-p]|.*~|#.*#|\.#.*|4913|__pycache__)$")
 
 
 class FolderWatch:
     """The baseline of the folders runs may write to, and the removal of what each run created."""
 
-    def __init__(self, folders: Iterable[str], clock: Callable[[], int] = time.time_ns) -> None:
+    def __init__(self, folders: Iterable[str], clock: Callable[[], int] = time.time_ns,
+                 working_folder: str | None = None) -> None:
+        """Watch `folders` down to `DEPTH`, and `working_folder` (if another) by its own entries only."""
         self._clock = clock  # the wall clock file times are compared with, in ns
-        roots = list(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
+        roots = [(r, 0) for r in dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f))]
+        if working_folder and os.path.isdir(working_folder):
+            cwd = os.path.realpath(working_folder)
+            if cwd not in {r for r, _ in roots} and cwd not in (os.path.realpath(os.path.expanduser("~")), os.sep):
+                roots.append((cwd, DEPTH))
         self._names: dict[str, frozenset[str]] = {}  # watched folder -> the names it had (the baseline)
         self._seen_mtime: dict[str, int] = {}  # watched folder -> its mtime when last listed
         self._lock = threading.Lock()
@@ -70,7 +82,7 @@ class FolderWatch:
         self.serial = False
         self.created: list[str] = []  # paths removed after runs, first seen first (for the notice)
         temporary = os.path.realpath(tempfile.gettempdir())  # others' scratch files come and go there
-        queue = [(root, 0) for root in roots]
+        queue = list(roots)
         while queue and len(self._names) < MAX_FOLDERS:
             folder, depth = queue.pop(0)
             listed = _list(folder)
@@ -121,7 +133,7 @@ class FolderWatch:
             self._seen_mtime[folder] = listed[0]  # the stat before the listing: a later change is seen next time
             for name in sorted(set(listed[1]) - names):
                 path = os.path.join(folder, name)
-                if _OWN.match(name) or written_result(path) or not _created_since(path, since):
+                if _OWN.match(name) or _OTHERS.match(name) or written_result(path) or not _created_since(path, since):
                     continue
                 if _remove(path):
                     removed.append(path)

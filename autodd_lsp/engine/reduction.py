@@ -225,7 +225,7 @@ class Reduction:
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
         # Every run sees the folders as the user had them: what a run writes is removed after it (clean_runs.py).
-        self._watch = FolderWatch([os.path.dirname(self.path), self.options.cwd or os.getcwd()])
+        self._watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
         self._tester = CandidateTester(backend, slots, self._jobs, watch=self._watch)
         self._slots = slots
         verified = False
