@@ -53,17 +53,15 @@ from autodd_lsp.engine.original import OriginalChecks
 from autodd_lsp.engine.progress import Reporter
 from autodd_lsp.engine.protection import frozen_fingerprint
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
-from autodd_lsp.engine.texts import Texts
+from autodd_lsp.engine.texts import Texts, parse_program
 from autodd_lsp.engine.value_recorder import ValueRecorder
 from autodd_lsp.engine.verify import FinalCheck
 from autodd_lsp.execution import SCRIPT, CancelEvent, RunResult
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
-from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass
 from autodd_lsp.syntax.metrics import size_of
-from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.values import RecordedValues
 
 
@@ -78,8 +76,7 @@ class Reduction:
         options.validate()  # once: nothing changes the options afterwards
         self.options = options
         self.path = os.path.abspath(source_path)
-        tree = _parse_or_explain(source_text, self.path)
-        _check_annotations(source_text, self.path)
+        tree = parse_program(source_text, self.path)
         self._texts = Texts(source_text, tree)
         self._reporter = Reporter(listener or (lambda event: None), source_text, size_of(source_text, tree))
         self._stopped = threading.Event()
@@ -364,20 +361,3 @@ def top_level_imports(tree: ast.Module) -> list[str]:
             if stmt.module != "__future__":
                 names.append(stmt.module)
     return list(dict.fromkeys(names))
-
-
-def _parse_or_explain(text: str, path: str) -> ast.Module:
-    try:
-        return parse(text, filename=path)
-    except SyntaxError as error:
-        raise UsageError(f"{path}:{error.lineno}:{error.offset}: syntax error: {error.msg}") from None
-    except (ValueError, RecursionError) as error:
-        raise UsageError(f"{path}: cannot parse: {error}") from None
-
-
-def _check_annotations(text: str, path: str) -> None:
-    problems = parse_freeze(text).errors
-    if problems:
-        first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")

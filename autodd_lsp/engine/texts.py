@@ -19,9 +19,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.loop import Learned
+from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow, line_origins
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source
 
 
@@ -56,3 +59,19 @@ class Texts:
             return self.statements.of_offsets(line_origins(made[0], lineno))
 
         return statements_of
+
+
+def parse_program(text: str, path: str) -> ast.Module:
+    """The program parsed, its freeze annotations checked; a one-line UsageError otherwise."""
+    try:
+        tree = parse(text, filename=path)
+    except SyntaxError as error:
+        raise UsageError(f"{path}:{error.lineno}:{error.offset}: syntax error: {error.msg}") from None
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{path}: cannot parse: {error}") from None
+    problems = parse_freeze(text).errors
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
+    return tree

@@ -143,6 +143,7 @@ def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | No
 class ReplaceWithPart(ReductionPass):
     name = "replace expressions by a part"
     group = Group.SIMPLIFY
+    order = 0
 
     remembers_needed = True
     prior = 0.4
@@ -219,7 +220,7 @@ class ReplaceWithConstant(ReductionPass):
 
     name = "replace expressions by a constant"
     group = Group.SIMPLIFY
-    order = 1
+    order = 2
 
     remembers_needed = True
     prior = 0.4
