@@ -19,10 +19,12 @@ When the search runs several independent chains at once (`search/regions.py`),
 numbers and cancellation are per chain: one region's acceptance leaves the
 others' candidates running.
 
-An intermittent failure (`rate_test` set, see `flaky.py`): a candidate is run
-again in its slot, holding its run permit, until the sequential test decides;
-the decision is what the cache keeps and what cancels later candidates, never
-one run's verdict. A deterministic failure keeps the one-run path.
+A candidate runs in its slot, holding its run permit, until its stopping rule
+decides (`verdict.run_until_decided`): one run for a deterministic failure;
+for an intermittent one (`rate_test` set, see `flaky.py`) the sequential
+test's runs. The decision is what the cache keeps and what cancels later
+candidates, never one run's verdict. With frozen code, an interesting
+candidate is then run probed in the same slot (`frozen_probe.py`).
 """
 
 from __future__ import annotations
@@ -93,10 +95,10 @@ def _any_text(text: str) -> bool:
 @dataclass(frozen=True)
 class Rules:
     """How candidates are judged: given once, complete, when the original's checks are done
-    (`Reduction._check_original`); until then the tester only runs the original."""
+    (`original.OriginalChecks.check`); until then the tester only runs the original."""
 
     judge: Judge
-    timeout: float  # seconds a candidate may run (adaptive: see engine/reduction.adaptive_timeout)
+    timeout: float  # seconds a candidate may run (adaptive: see engine/original.adaptive_timeout)
     well_formed: Callable[[str], bool] = _any_text  # a structural check before running (frozen code intact)
     frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
