@@ -139,6 +139,7 @@ class CandidateTester:
     def __init__(self, backend: Backend, slots: JobSlots, jobs: int, rules: Rules | None = None) -> None:
         self.backend = backend
         self.slots = slots
+        self.jobs = jobs  # candidates run at once
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
         self._rules = rules
