@@ -27,7 +27,7 @@ from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.search import ProbDD, regions_of, search, search_regions
 from autodd_lsp.syntax.origin import aligned
-from autodd_lsp.syntax.patch import Edit, EditSelector, render
+from autodd_lsp.syntax.patch import Edit, EditSelector, Patch, render
 from autodd_lsp.syntax.source import Source, first_line
 
 
@@ -80,7 +80,7 @@ class PassSearch:
     `learns`: rejected removals are recorded (the statements group). `run` returns whether
     something was accepted; `applied` and `needed` say which edits were, and which were needed."""
 
-    def __init__(self, host: SearchHost, source: Source, guards: list, edits: list[Edit],
+    def __init__(self, host: SearchHost, source: Source, guards: list[Patch], edits: list[Edit],
                  prior: float, learns: bool) -> None:
         self.host, self.source, self.edits, self.prior = host, source, edits, prior
         self.base = source.text

@@ -102,6 +102,8 @@ class FinalCheck:
 
         decided = run_until_decided(
             lambda: checker.run(text, timeout, checker.new_cancel_event()), shows_failure,
+            # Every run counts towards the rate, a timed-out one too; the full limit (not the adaptive
+            # one): a fresh interpreter starts slower than the warm fork the candidates ran in.
             FixedRuns(runs, until_first_failure), timeout_rejects=False,
         )
         failures = decided.failures
