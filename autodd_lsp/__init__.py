@@ -7,16 +7,7 @@ keeps whatever it wraps, and at run time it does nothing.
     with __freeze__:
         setup()
     x = __freeze__(compute())
-
-`minimize` is the library API (`autodd_lsp/engine/library.py`): reduce a source
-text with a Python predicate, no processes. It is imported on first use, so that a
-program that imports `__freeze__` does not load the engine.
-
-    from autodd_lsp import minimize
-    small = minimize(source_text, lambda text: "boom" in text)
 """
-
-from typing import Any
 
 __version__ = "0.1.0"
 
@@ -39,14 +30,4 @@ class _Freeze:
 
 __freeze__ = _Freeze()
 
-
-
-def __getattr__(name: str) -> Any:
-    if name == "minimize":
-        from autodd_lsp.engine.library import minimize
-
-        return minimize
-    raise AttributeError(f"module 'autodd_lsp' has no attribute {name!r}")
-
-
-__all__ = ["__freeze__", "__version__", "minimize"]
+__all__ = ["__freeze__", "__version__"]

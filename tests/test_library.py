@@ -1,4 +1,4 @@
-"""The library API (`autodd_lsp.minimize`): the engine's passes, search and fixpoint against a
+"""The library API (`autodd_lsp.engine.minimize`): the engine's passes, search and fixpoint against a
 plain Python predicate. These tests start no interpreter: the predicate runs the text in-process."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import warnings
 
 import pytest
 
-from autodd_lsp import minimize
-from autodd_lsp.engine import UsageError
+from autodd_lsp.engine import UsageError, minimize
 from autodd_lsp.passes import Group, registered_passes
 from autodd_lsp.passes.base import ReductionPass, register
 

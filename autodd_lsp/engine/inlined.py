@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from autodd_lsp.engine.candidates import CandidateTester
 from autodd_lsp.engine.events import Accepted
-from autodd_lsp.engine.pytest_target import conftest_files
+from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.pytest_target import PytestTest, conftest_files
+from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.signature import output_tail
+from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.inlining import (
@@ -32,12 +36,26 @@ from autodd_lsp.oracle.same import Observation
 from autodd_lsp.syntax.metrics import size_of
 from autodd_lsp.syntax.parsing import parse
 
-if TYPE_CHECKING:
-    from autodd_lsp.engine.original import OriginalChecks
+
+class Original(Protocol):
+    """What the swap needs of the original's checks (`original.OriginalChecks`)."""
+
+    options: ReduceOptions
+    path: str
+    pytest: PytestTest | None
+    texts: Texts
+    tester: CandidateTester
+    reporter: Reporter
+
+    def run_original(self, learn_imports: bool = False, text: str | None = None) -> RunResult: ...
+
+    def observe(self, output: str, text: str) -> Observation | None: ...
+
+    def failure_rule(self, result: RunResult, text: str | None = None) -> Oracle | None: ...
 
 
 def inlined_instead(
-    checks: OriginalChecks, first: Observation | None,
+    checks: Original, first: Observation | None,
 ) -> tuple[RunResult, Oracle, Observation | None] | None:
     """The program with its own modules inlined (autodd_lsp.inlining), if it fails as the original does:
     then the reduction goes on from it, and the result is one standalone file.

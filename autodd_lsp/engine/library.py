@@ -1,7 +1,10 @@
 """The library API: reduce a source text with a plain Python predicate, no processes.
 
-    from autodd_lsp import minimize
+    from autodd_lsp.engine import minimize
     small = minimize(source_text, lambda text: "boom" in text)
+
+It is exported by `autodd_lsp.engine`, not by the top-level package, which
+programs import for `__freeze__` and which therefore loads nothing.
 
 `minimize(source, check)` returns the smallest text it finds for which
 `check(text)` is true. It is the engine's reduction without its runs: the same

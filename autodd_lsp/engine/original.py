@@ -32,9 +32,9 @@ from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.inlined import inlined_instead
 from autodd_lsp.engine.judge import Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.options import ReduceOptions
-from autodd_lsp.engine.progress import Reporter
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
 from autodd_lsp.engine.pytest_target import PytestTest
+from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult

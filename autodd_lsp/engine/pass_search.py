@@ -57,7 +57,7 @@ class SearchHost(Protocol):
     def statements_of(self, shadow: Callable[[], str | None]) -> StatementsOf: ...
 
     def rejection_recorder(self, shadow_base: str | None) -> Callable[[RunResult, str], None] | None:
-        """What learns from rejected removals of statements (`loop.Learned.recorder`), or None."""
+        """What learns from rejected removals of statements (`person.Learned.recorder`), or None."""
         ...
 
     def accept(self, text: str, shadow: str | None) -> None: ...
@@ -91,7 +91,7 @@ class PassSearch:
         self.interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
         self.shadows: dict[tuple[int, ...], str] = {}  # made for a judge, kept for the acceptance
         self.shadow_base = host.shadow()
-        # What rejected removals of statements did (engine/loop.py); their shadows are made for that, not kept.
+        # What rejected removals of statements did (engine/person.py); their shadows are made for that, not kept.
         self.record = host.rejection_recorder(self.shadow_base) if learns else None
         self.regions = regions_of([min(patch.start for patch in edit.patches) for edit in edits], region_starts(source))
         self.region_of = {i: number for number, region in enumerate(self.regions or []) for i in region}

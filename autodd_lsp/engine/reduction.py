@@ -8,12 +8,12 @@ See the package docstring for the API (`run`, `cancel`, `offer`, `why_kept`,
   2. the pass groups run to a fixpoint (`fixpoint.py`), each pass's edits
      searched by `pass_search.py`, each candidate tested by `candidates.py`
      and judged by `judge.py`; a person's text may be adopted between groups
-     (`loop.py`);
+     (`person.py`);
   3. the result is re-run in a fresh interpreter, the history bisected if it no
      longer fails (`verify.py`), and the summary returned.
 Everything that starts the program gets the one `Launcher` built at the start
 of a run (`execution/launcher.py`); events go out through one `Reporter`
-(`progress.py`); `session.py` wires a run's parts together. This class only
+(`reporter.py`); `session.py` wires a run's parts together. This class only
 checks the input, starts and ends the run, and answers the person.
 """
 
@@ -31,10 +31,10 @@ from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.judge import KIND_ENV
-from autodd_lsp.engine.loop import Kept, Offers, OfferVerdict, syntax_problem
 from autodd_lsp.engine.options import ReduceOptions
-from autodd_lsp.engine.progress import Reporter
+from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
+from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.session import Session
 from autodd_lsp.engine.texts import Texts, parse_program
 from autodd_lsp.execution import SCRIPT, CancelEvent
@@ -61,7 +61,7 @@ class Reduction:
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._session: Session | None = None  # the run's parts, once it has started
-        # The user in the loop (engine/loop.py): offered texts, judged once the rules are set.
+        # The user in the loop (engine/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
 
@@ -145,7 +145,7 @@ class Reduction:
         return self._stopped.is_set()
 
     def offer(self, text: str) -> Future:
-        """A person's text, judged at once and adopted if it fails the same way (engine/loop.py)."""
+        """A person's text, judged at once and adopted if it fails the same way (engine/person.py)."""
         return self._offers.submit(text)
 
     def why_kept(self, line: int) -> Kept | None:
@@ -153,7 +153,7 @@ class Reduction:
         return self._texts.learned.why_kept(self._texts.shadow, line)
 
     def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
-        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/loop.py)."""
+        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/person.py)."""
         session = self._session
         if session is None or not session.tester.has_rules:
             raise UsageError("the run did not get as far as judging candidates")

@@ -3,7 +3,7 @@
 `Reduction.run` builds a `Session` once the backend is up: the candidate tester,
 the original's checks (`original.py`), the value recorder (`value_recorder.py`),
 the final check (`verify.py`) and the fixpoint (`fixpoint.py`), all over the
-run's texts (`texts.py`) and reporter (`progress.py`). The fixpoint and each
+run's texts (`texts.py`) and reporter (`reporter.py`). The fixpoint and each
 pass's search (`pass_search.py`) reach the rest of the run only through the
 methods here (`fixpoint.FixpointHost`): test a candidate, accept a text, show a
 smaller one, wait for values, stop, adopt a person's text. It decides nothing:
@@ -20,12 +20,12 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester
 from autodd_lsp.engine.events import PassStarted
 from autodd_lsp.engine.fixpoint import Fixpoint
-from autodd_lsp.engine.loop import Offers, OfferVerdict, judge_text, offered_shadow
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.original import OriginalChecks
-from autodd_lsp.engine.progress import Reporter
+from autodd_lsp.engine.person import Offers, OfferVerdict, judge_text, offered_shadow
 from autodd_lsp.engine.protection import frozen_fingerprint
 from autodd_lsp.engine.pytest_target import PytestTest
+from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.engine.value_recorder import ValueRecorder
@@ -141,7 +141,7 @@ class Session:
 
     # -- a person's text -------------------------------------------------------
     def judged(self, tester: CandidateTester, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
-        """A person's `text` judged by the run's rules on `tester` (engine/loop.py)."""
+        """A person's `text` judged by the run's rules on `tester` (engine/person.py)."""
         shadow = self.offered_shadow(text)
         return judge_text(tester, text, self.texts.statements_of(lambda: shadow), self.checks.failure_line, cancel)
 

@@ -8,7 +8,7 @@ final check bisects it), and `shadow` the best's shadow (`syntax/origin.py`):
 which of the original's characters each of its characters came from. Only the
 best's shadow is kept (4 bytes a character; a history of them would not fit a
 big file's run). `statements` names the original's statements that origins
-point into; `learned` what rejected removals of them did (`loop.py`).
+point into; `learned` what rejected removals of them did (`person.py`).
 
 Plain state with no policy: the engine's roles read it, and only `accept` and
 `rebase` change it.
@@ -20,7 +20,7 @@ import ast
 from collections.abc import Callable
 
 from autodd_lsp.engine.errors import UsageError
-from autodd_lsp.engine.loop import Learned
+from autodd_lsp.engine.person import Learned
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow, line_origins

@@ -5,7 +5,7 @@ Three places judge a text by running it, each with its own stopping rule:
 * a candidate (`candidates.py`): one run for a deterministic failure
   (`ONE_RUN`), the sequential rate test for an intermittent one
   (`flaky.RateTest`);
-* a person's text (`loop.judge_text`): the same rules as a candidate;
+* a person's text (`person.judge_text`): the same rules as a candidate;
 * the final check (`verify.py`): a fixed number of runs that measures the
   result's failure rate (`FixedRuns`), or, bisecting the history, runs up to
   the first failure.

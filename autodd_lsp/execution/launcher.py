@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from autodd_lsp.execution.base import SCRIPT, Backend, Launch
+from autodd_lsp.execution.backend import SCRIPT, Backend, Launch
 from autodd_lsp.execution.gpus import GpuPool
 
 
