@@ -21,7 +21,6 @@ from autodd_lsp.engine.events import Accepted
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.pytest_target import PytestTest, conftest_files
 from autodd_lsp.engine.reporter import Reporter
-from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult
 from autodd_lsp.freeze import parse_freeze
@@ -31,6 +30,7 @@ from autodd_lsp.inlining import (
     inline_conftests,
     inline_local_modules,
 )
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observation
 from autodd_lsp.syntax.metrics import size_of

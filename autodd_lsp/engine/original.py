@@ -26,7 +26,6 @@ from dataclasses import replace
 
 from autodd_lsp.engine.candidates import CandidateTester, Rules
 from autodd_lsp.engine.errors import NotReproducible
-from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.inlined import inlined_instead
@@ -35,9 +34,9 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
-from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
@@ -103,10 +102,8 @@ class OriginalChecks:
             not_run = self.pytest.not_run_reason(last) if self.pytest else None
             if not_run:
                 raise NotReproducible(not_run, output_tail(last.output, max_lines=15))
-            if spec.kind == "message":
-                reason = _not_reproduced_reason(str(spec.value), last, len(runs), hint=not options.repeat)
-            else:
-                reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
+            reason = spec.rules.not_reproduced(spec.value, failure_oracle(spec, last, text, timeout), last,
+                                               len(runs), timeout, hint=not options.repeat)
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
         self.oracle = oracle
         self.observer = failure_observer(spec, oracle, self._is_program, self._program_paths)
@@ -119,7 +116,7 @@ class OriginalChecks:
             self.oracle = oracle
             runs, first_index, text = [result], 0, self.texts.original
             self.observation = first
-        self.rule = _base_rule(spec, oracle, options.match, first)
+        self.rule = spec.rules.rule(oracle, options.match, first)
 
         def shows(result: RunResult) -> bool:
             return not result.cancelled and oracle.accepts(result, text)
@@ -129,8 +126,8 @@ class OriginalChecks:
         self.record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
         rate_test, timeout_rejects = None, True
         tree = self.texts.tree
-        if spec.kind == "hang":
-            # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py).
+        if spec.rules.runs_to_the_limit:
+            # A candidate hangs if it runs past the limit the original ran past (see oracle/timeout.py).
             judge, candidate_timeout = Judge(oracle, None, degenerate_values(tree)), timeout
         else:
             # A second run: is the failure line stable, and how long does a warm run take?
@@ -231,13 +228,13 @@ class OriginalChecks:
             seen = self.observer.observations(again.output, self.texts.original)
             second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
         same_line, same_place = stable(first, second)
-        message = self.spec.kind == "message"
-        kept = "" if message else self.kind_rule.describe() + "; "
+        rules = self.spec.rules
+        kept = rules.rule_prefix(self.kind_rule)
         if not same_line:
-            loose = "message substring" if message else self.kind_rule.describe()
+            loose = rules.loose_rule(self.kind_rule)
             self.rule = f"{loose} (the original's failure line differs between runs)"
             shown = second.line.strip() if second else "no failure line"
-            alone = "the message alone" if message else f"{loose!r} alone"
+            alone = "the message alone" if not kept else f"{loose!r} alone"
             self.reporter.notice(
                 f"the original's failure line differs between two runs ({first.line.strip()!r}, then {shown!r}); "
                 f"candidates are judged by {alone}"
@@ -275,25 +272,3 @@ def adaptive_timeout(original_seconds: float, limit: float) -> float:
     """
     return min(limit, max(0.3, 5.0 * original_seconds))
 
-
-def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False) -> str:
-    last = "timed out" if result.timed_out else f"exit status {result.returncode}"
-    if runs > 1:
-        return f"the original program did not print {message!r} in any of its {runs} runs (the last: {last})"
-    if result.timed_out:
-        reason = f"the original program timed out without printing {message!r}"
-    else:
-        reason = f"the original program does not print {message!r} ({last})"
-    return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
-
-
-def _base_rule(spec: FailureSpec, oracle: Oracle, match: str, first: Observation | None) -> str:
-    """How candidates are judged, in words: what is kept and, by default, the same failure line's rule."""
-    if spec.kind == "message":
-        return "message substring" if match == "substring" else "same failure line, same place"
-    kept = oracle.describe()
-    if match == "substring" or first is None:
-        return kept  # nothing more to compare: no failure line (a hang, a crash without a dump, a bare exit)
-    if first.place is None:
-        return f"{kept}; same failure line"
-    return f"{kept}; same failure line, same place"

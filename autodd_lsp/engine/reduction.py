@@ -30,7 +30,6 @@ from dataclasses import replace
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import Event, Failed, Finished, Started, Summary
-from autodd_lsp.engine.judge import KIND_ENV
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
@@ -183,7 +182,7 @@ class Reduction:
             cwd=options.cwd or os.getcwd(),
             extra_sys_path=(os.path.dirname(self.path),),
             # What candidates' environment gets beyond the user's: the kind's, a test's.
-            extra_env={**KIND_ENV.get(options.spec.kind, {}), **(PYTEST_ENV if self._pytest else {})},
+            extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,

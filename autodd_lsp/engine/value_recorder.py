@@ -58,7 +58,7 @@ class ValueRecorder:
         traceback (library code, a subscript, a call).
         """
         checks = self._checks
-        if checks.spec.kind in ("crash", "hang"):
+        if not checks.spec.rules.records_values:
             return False  # a killed program records nothing (record_main.py writes its records at exit)
         if checks.pytest:
             return False  # the recording run runs a script: a test file's test would not run there
