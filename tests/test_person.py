@@ -77,7 +77,7 @@ def offer_once_reducing(reduction: Reduction, text: str, at_pass: int = 1) -> tu
             offered.set()
             reduction.offer(text).add_done_callback(lambda future: verdicts.append(future.result()))
 
-    reduction._listener = listener
+    reduction._reporter.listener = listener
     return verdicts, events
 
 

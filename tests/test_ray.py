@@ -117,7 +117,8 @@ def reduce(source: Path, listener=None, **options) -> tuple[Reduction, Summary]:
 
 
 def backend_of(reduction: Reduction) -> ray_backend.RayBackend:
-    backend = reduction._active_tester.backend
+    assert reduction._session is not None, "the run has started"
+    backend = reduction._session.tester.backend
     assert isinstance(backend, ray_backend.RayBackend)
     return backend
 

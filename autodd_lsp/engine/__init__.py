@@ -14,6 +14,9 @@
     path, test = split_source(source)          # UsageError for a bad node id
     Reduction(read(path), path, ReduceOptions(err_msg="...", test=test), listener)
 
+    # a plain Python predicate instead of runs (the library API, engine/library.py):
+    small = minimize(source_text, lambda text: "boom" in text)
+
 `run()` first checks that the original reproduces (raises NotReproducible with
 the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
@@ -45,6 +48,7 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import FailureRate
+from autodd_lsp.engine.library import minimize
 from autodd_lsp.engine.options import (
     BACKENDS,
     MATCH_RULES,
@@ -91,6 +95,7 @@ __all__ = [
     "UsageError",
     "ask_failure",
     "engine_options",
+    "minimize",
     "output_tail",
     "split_source",
     "without_line",

@@ -19,10 +19,12 @@ When the search runs several independent chains at once (`search/regions.py`),
 numbers and cancellation are per chain: one region's acceptance leaves the
 others' candidates running.
 
-An intermittent failure (`rate_test` set, see `flaky.py`): a candidate is run
-again in its slot, holding its run permit, until the sequential test decides;
-the decision is what the cache keeps and what cancels later candidates, never
-one run's verdict. A deterministic failure keeps the one-run path.
+A candidate runs in its slot, holding its run permit, until its stopping rule
+decides (`verdict.run_until_decided`): one run for a deterministic failure;
+for an intermittent one (`rate_test` set, see `flaky.py`) the sequential
+test's runs. The decision is what the cache keeps and what cancels later
+candidates, never one run's verdict. With frozen code, an interesting
+candidate is then run probed in the same slot (`frozen_probe.py`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.slots import JobSlots
+from autodd_lsp.engine.verdict import ONE_RUN, run_until_decided
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
@@ -93,14 +96,44 @@ def _any_text(text: str) -> bool:
 @dataclass(frozen=True)
 class Rules:
     """How candidates are judged: given once, complete, when the original's checks are done
-    (`Reduction._check_original`); until then the tester only runs the original."""
+    (`original.OriginalChecks.check`); until then the tester only runs the original."""
 
     judge: Judge
-    timeout: float  # seconds a candidate may run (adaptive: see engine/reduction.adaptive_timeout)
+    timeout: float  # seconds a candidate may run (adaptive: see engine/original.adaptive_timeout)
     well_formed: Callable[[str], bool] = _any_text  # a structural check before running (frozen code intact)
     frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
     timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
+
+
+class BestOrder:
+    """The best text so far, and whether a text is smaller (`metrics.order_key`): each accepted
+    text must be, so that the reduction ends. Any text is smaller while there is no best."""
+
+    def __init__(self) -> None:
+        self._text: str | None = None
+        self._key: tuple[int, int, int] | None = None  # order_key(_text), worked out on the first tie
+        self._code_length: int | None = None
+
+    def set(self, text: str) -> None:
+        self._text, self._key, self._code_length = text, None, None
+
+    def smaller(self, text: str) -> bool:
+        # order_key's first part (code length) decides almost always; the literal sum (a regex
+        # over the whole text) breaks ties only, so it is worked out on a tie.
+        best = self._text
+        if best is None:
+            return True
+        if self._code_length is None:
+            self._code_length = len(best) - value_chars(best)
+        code_length = len(text) - value_chars(text)
+        if code_length != self._code_length:
+            return code_length < self._code_length
+        if len(text) != len(best):
+            return len(text) < len(best)
+        if self._key is None:
+            self._key = order_key(best)
+        return order_key(text) < self._key
 
 
 class CandidateTester:
@@ -109,15 +142,14 @@ class CandidateTester:
         self.backend = backend
         self.slots = slots
         self.watch = watch  # the folders each run must leave as it found them (clean_runs.py)
+        self.jobs = jobs  # candidates run at once
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
         self._rules = rules
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
-        self._best_text: str | None = None
-        self._best_key: tuple[int, int, int] | None = None  # order_key(_best_text), worked out on the first tie
-        self._best_code_length: int | None = None
+        self._best = BestOrder()
         self._numbers = itertools.count()
         self._chains = itertools.count(1)  # chain 0: new_cancel_event's default
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
@@ -184,24 +216,7 @@ class CandidateTester:
             event.set()
 
     def set_best(self, text: str) -> None:
-        self._best_text, self._best_key, self._best_code_length = text, None, None
-
-    def _smaller_than_best(self, text: str) -> bool:
-        # order_key's first part (code length) decides almost always; the literal sum (a regex
-        # over the whole text) breaks ties only, so it is worked out on a tie.
-        best = self._best_text
-        if best is None:
-            return True
-        if self._best_code_length is None:
-            self._best_code_length = len(best) - value_chars(best)
-        code_length = len(text) - value_chars(text)
-        if code_length != self._best_code_length:
-            return code_length < self._best_code_length
-        if len(text) != len(best):
-            return len(text) < len(best)
-        if self._best_key is None:
-            self._best_key = order_key(best)
-        return order_key(text) < self._best_key
+        self._best.set(text)
 
     def run(self, text: str, timeout: float, cancel: Cancel, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
@@ -218,23 +233,14 @@ class CandidateTester:
             self.slots.release(path)
 
     def _run_at(
-        self,
-        path: str,
-        data: bytes,
-        code: tuple[CodeType, ...] | None,
-        timeout: float,
-        cancel: Cancel,
+        self, path: str, data: bytes, code: tuple[CodeType, ...] | None, timeout: float, cancel: Cancel,
         learn_imports: bool = False,
-        judge: Callable[[RunResult], bool] | None = None,
     ) -> RunResult:
-        """Write `data` (the file's bytes) at `path` and run it; `judge`, if given, is called before the run slot is freed."""
+        """Write `data` (the file's bytes) at `path` and run it."""
         with self._staged_run(path, data, code, cancel):
             with self._running:  # the others in flight end (or are cancelled) soon
                 _mark_started(cancel)
-                result = self._backend_run(path, timeout, cancel, code, learn_imports)
-                if judge is not None and not result.cancelled and judge(result):
-                    self._cancel_later_than(cancel)
-                return result
+                return self._backend_run(path, timeout, cancel, code, learn_imports)
 
     def _backend_run(self, path: str, timeout: float, cancel: Cancel, code: tuple[CodeType, ...] | None,
                      learn_imports: bool = False) -> RunResult:
@@ -286,7 +292,7 @@ class CandidateTester:
         `on_rejected`, if given, sees the run of a candidate that ran and was rejected
         (what the reduction learns: engine/person.py).
         """
-        if self._best_text is not None and not self._smaller_than_best(text):
+        if not self._best.smaller(text):
             return False  # no progress (often: the edits were moot)
         data = source_bytes(text)  # hashed for the cache, then written
         digest = hashlib.blake2b(data, digest_size=16).digest()
@@ -304,75 +310,55 @@ class CandidateTester:
                 return False
             if cancel.is_set():
                 return False  # stale already (see the module's docstring)
-            if rules.rate_test is not None:
-                verdict, runs = self._run_until_decided(path, data, code, cancel, text, statements_of)
-                if runs is None:
-                    return False  # cancelled: incomplete, never cached
-                with self._lock:
-                    self.counters.candidates_run += 1
-                    self.counters.runs += runs
-                    self._verdicts[digest] = verdict
-                return verdict
-            verdict = False
-            probe_cancelled = False
-            oracle_rejected = False  # the run itself did not fail the same way (not the frozen probe)
-
-            def judge(result: RunResult) -> bool:
-                nonlocal verdict, probe_cancelled, oracle_rejected
-                verdict = rules.judge.is_interesting(result, text, statements_of)
-                oracle_rejected = not verdict
-                if verdict and rules.frozen is not None:
-                    ran = self._frozen_ran(path, text, cancel)
-                    probe_cancelled, verdict = ran is None, bool(ran)
-                return verdict
-
-            result = self._run_at(path, data, code, rules.timeout, cancel, judge=judge)
-        if result.cancelled or probe_cancelled:
-            return False  # incomplete: never cached
-        if oracle_rejected and on_rejected is not None:
-            on_rejected(result)
+            decided = self._run_until_decided(path, data, code, cancel, text, statements_of)
+        if decided.decision is None:
+            return False  # cancelled (the run, or the frozen-code probe): incomplete, never cached
+        if on_rejected is not None and decided.oracle_rejected and rules.rate_test is None:
+            # What a removal did is read from its one run; an intermittent failure's runs disagree.
+            assert decided.last is not None
+            on_rejected(decided.last)
         with self._lock:
             self.counters.candidates_run += 1
-            self.counters.runs += 1
-            self._verdicts[digest] = verdict
-        return verdict
+            self.counters.runs += decided.runs
+            self._verdicts[digest] = decided.decision
+        return decided.decision
 
     def _run_until_decided(
         self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel, text: str,
         statements_of: StatementsOf | None,
-    ) -> tuple[bool, int | None]:
-        """Run the candidate at `path` until the rate test decides: (its decision, runs; None if cancelled).
+    ) -> _Verdict:
+        """Run the candidate at `path` until its stopping rule decides (`verdict.py`: one run, or the
+        rate test), then probe its frozen code if it is interesting.
 
-        The run permit is held from the first run to the decision: the next
-        candidate, prepared meanwhile, waits as it waits for a single run.
+        The run permit is held from the first run to the verdict, the probe
+        included (it runs in the same slot, with the candidates' time limit): the
+        next candidate, prepared meanwhile, waits as it waits for a single run. An
+        interesting verdict cancels the later candidates before the permit is freed.
         """
         rules = self.rules
-        rate_test = rules.rate_test
-        assert rate_test is not None, "test() runs until decided only with a rate test"
         with self._staged_run(path, data, code, cancel):
             with self._running:
                 _mark_started(cancel)
-                failures = runs = 0
-                decision = None
-                while decision is None:
-                    result = self._backend_run(path, rules.timeout, cancel, code)
-                    if result.cancelled:
-                        return False, None
-                    runs += 1
-                    if rules.judge.is_interesting(result, text, statements_of):
-                        failures += 1
-                    elif result.timed_out and rules.timeout_rejects:
-                        decision = False  # it left the original's path (see Reduction._check_original)
-                        break
-                    decision = rate_test.decide(failures, runs)
+                decided = run_until_decided(
+                    lambda: self._backend_run(path, rules.timeout, cancel, code),
+                    lambda result: rules.judge.is_interesting(result, text, statements_of),
+                    rules.rate_test or ONE_RUN,
+                    rules.timeout_rejects,
+                )
+                decision = decided.decision
                 if decision and rules.frozen is not None:
-                    ran = self._frozen_ran(path, text, cancel)
-                    if ran is None:
-                        return False, None
-                    decision = ran
+                    decision = self._frozen_ran(path, text, cancel)  # None: the probe was cancelled
                 if decision:
                     self._cancel_later_than(cancel)
-                return decision, runs
+                return _Verdict(decision, decided.runs, decided.last, oracle_rejected=decided.decision is False)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    decision: bool | None  # None: cancelled
+    runs: int
+    last: RunResult | None
+    oracle_rejected: bool  # the runs did not fail the same way (not the frozen probe)
 
 
 def _mark_started(cancel: Cancel) -> None:

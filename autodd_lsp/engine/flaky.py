@@ -4,7 +4,7 @@ A failure that shows in only some runs (a race, an unseeded random, timing)
 cannot be judged by one run of a candidate: a run without the failure says
 little, and a candidate that fails rarely would pass as often as it happens to
 fail. The engine measures the original's rate `p0` first (see
-`Reduction._check_original`), then judges each candidate by Wald's sequential
+`original.OriginalChecks.check`), then judges each candidate by Wald's sequential
 probability ratio test between
 
     H1: the candidate fails as often as the original (p = p0), and

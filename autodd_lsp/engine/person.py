@@ -39,9 +39,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from autodd_lsp.execution import RunResult
+from autodd_lsp.engine.verdict import ONE_RUN, run_until_decided
+from autodd_lsp.execution import CancelEvent, RunResult
 from autodd_lsp.oracle.exit_status import exception_lines
+from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.origin import (
     SHADOW_BASE,
     OriginalStatements,
@@ -49,6 +52,9 @@ from autodd_lsp.syntax.origin import (
     line_origins,
 )
 from autodd_lsp.syntax.parsing import parse
+
+if TYPE_CHECKING:
+    from autodd_lsp.engine.candidates import CandidateTester
 
 FAILURE_GONE = "the failure goes away"
 
@@ -97,6 +103,26 @@ def syntax_problem(text: str) -> str | None:
     except (ValueError, RecursionError) as error:
         return f"cannot parse: {error}"
     return None
+
+
+def judge_text(tester: CandidateTester, text: str, statements_of: StatementsOf, failure_line: str,
+               cancel: CancelEvent | None = None) -> OfferVerdict:
+    """Run a person's `text` on `tester` (until the rate test decides, for an intermittent failure)
+    and judge it by the run's rules, frozen code aside: a person's text sets its own frozen
+    regions (see the module's docstring), so it is not probed."""
+    rules = tester.rules
+    decided = run_until_decided(
+        lambda: tester.run(text, rules.timeout, cancel or CancelEvent()),
+        lambda result: rules.judge.is_interesting(result, text, statements_of),
+        rules.rate_test or ONE_RUN,
+        rules.timeout_rejects,
+    )
+    if decided.decision is None:
+        return OfferVerdict(False, "the run was stopped")
+    if decided.decision:
+        return OfferVerdict(True, failure_line)
+    assert decided.last is not None
+    return OfferVerdict(False, describe_outcome(decided.last, failure_line))
 
 
 def offered_shadow(base: str, base_shadow: str | None, text: str, original: str | None = None) -> str | None:

@@ -38,8 +38,9 @@ def trial_run(
     backend: one run does not pay for a warm one. The failure to keep is not used. With
     `options.test` the test runs under pytest, as the reduction's candidates do.
     """
-    from autodd_lsp.execution import SCRIPT, create_backend
+    from autodd_lsp.execution import SCRIPT
     from autodd_lsp.execution.gpus import GpuPool
+    from autodd_lsp.execution.launcher import Launcher
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -57,17 +58,15 @@ def trial_run(
             path = slots.acquire()
             with open(path, "wb") as handle:
                 handle.write(source_bytes(text))
-        runner = create_backend(
-            backend,
+        runner = Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            jobs=1,
-            extra_sys_path=[folder] if slots is not None else [],
+            extra_sys_path=(folder,) if slots is not None else (),
+            extra_env=PYTEST_ENV if options.test else {},
             output_limit=options.output_limit,
-            extra_env=PYTEST_ENV if options.test else None,
-            launch=PytestTest(options.test).launch() if options.test else SCRIPT,
             gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,
-        )
+            launch=PytestTest(options.test).launch() if options.test else SCRIPT,
+        ).backend(backend)
         with runner:
             result = runner.run(path, options.timeout, cancel)
         return slots.unmasked(result) if slots is not None else result

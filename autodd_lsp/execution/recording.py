@@ -10,7 +10,7 @@ import subprocess
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.backend import RunResult
-from autodd_lsp.execution.gpus import GpuPool
+from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.syntax.source import Source
@@ -39,13 +39,12 @@ class _RecordingBackend(SubprocessBackend):
 
 
 def record_values(
-    text: str, path: str, out_path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
-    cancel: Cancel, output_limit: int, gpus: GpuPool | None = None,
+    text: str, path: str, out_path: str, launcher: Launcher, *, timeout: float, cancel: Cancel,
 ) -> tuple[RecordedValues | None, RunResult]:
-    """Write `text` at `path`, run it recorded into `out_path`; the records (None if none came) and the run."""
+    """Write `text` at `path`, run it recorded into `out_path` as `launcher` starts programs (its
+    command aside: the recorder runs the file); the records (None if none came) and the run."""
     overwrite(path, source_bytes(text))
-    backend = _RecordingBackend(out_path, python=python, cwd=cwd, extra_sys_path=extra_sys_path,
-                                output_limit=output_limit, gpus=gpus)
+    backend = _RecordingBackend(out_path, **launcher.backend_args())
     try:
         result = backend.run(path, timeout, cancel)
     finally:

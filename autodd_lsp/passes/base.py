@@ -126,7 +126,7 @@ class ReductionPass:
 
     name: str = ""
     group: Group = Group.STATEMENTS
-    order: int = 0  # position inside its group: cheap, big-win passes first
+    order: int = 0  # position inside its group: cheap, big-win passes first; unique in the group
     # Passes with levels are searched one level at a time, re-parsing in between
     # (outer statements first, as hierarchical delta debugging does).
     has_levels: bool = False
@@ -139,6 +139,9 @@ class ReductionPass:
     prior: float = 0.1
     # Passes that offer the original's values wait for them (recorded in the background).
     uses_values: bool = False
+    # A pass that starts a process of its own (a formatter); the library's `minimize`, which
+    # starts none, leaves it out.
+    runs_a_tool: bool = False
 
     def edits(self, ctx: PassContext, level: int = 0) -> list[Edit] | None:
         """Edits for this level, biggest first; None once `level` is past the deepest."""
@@ -158,6 +161,11 @@ _REGISTRY: list[ReductionPass] = []
 
 
 def register(cls: type[ReductionPass]) -> type[ReductionPass]:
+    """Register a pass. Its (group, order) must be its own: passes run in that order, which
+    must not depend on the order their modules happen to be imported in."""
+    taken = next((p for p in _REGISTRY if (p.group, p.order) == (cls.group, cls.order)), None)
+    if taken is not None:
+        raise ValueError(f"{cls.__name__} has the order of {type(taken).__name__}: {cls.group!r}, {cls.order}")
     _REGISTRY.append(cls())
     return cls
 

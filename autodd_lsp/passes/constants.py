@@ -83,7 +83,7 @@ class ReplaceWithConstant(ReductionPass):
 
     name = "replace expressions by a constant"
     group = Group.SIMPLIFY
-    order = 1
+    order = 2
 
     remembers_needed = True
     prior = 0.4

@@ -141,6 +141,7 @@ def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | No
 class ReplaceWithPart(ReductionPass):
     name = "replace expressions by a part"
     group = Group.SIMPLIFY
+    order = 0
 
     remembers_needed = True
     prior = 0.4

@@ -377,6 +377,7 @@ class FormatTouched(ReductionPass):
     name = "format touched statements"
     group = Group.TIDY
     order = 20  # last: it sees the final layout (after comment removal and blank-line tidying)
+    runs_a_tool = True  # ruff
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         if not ctx.original:

@@ -65,7 +65,7 @@ def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], na
 class InlineVariables(ReductionPass):
     name = "inline variables"
     group = Group.SIMPLIFY
-    order = 0
+    order = 1
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

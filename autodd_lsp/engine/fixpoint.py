@@ -1,0 +1,177 @@
+"""The fixpoint over pass groups: run them in order until a whole cycle changes nothing.
+
+The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in
+order, again and again, until a cycle changes nothing; then the tidy passes
+run once. A person's text, adopted between groups (`FixpointHost.adopt_offer`),
+starts the cycle again from it; one adopted after the tidy passes starts the
+whole loop again. Each pass proposes edits on the best text, level by level
+for passes with levels (outer statements first, re-parsing in between); edits
+that would change frozen code are dropped (`protection.py`), and so are the
+edits of a fine-grained pass found needed before on lines that have not changed
+since (`edit_key`). Each remaining set is searched by `pass_search.PassSearch`.
+ProbDD's prior for a pass is the share of its edits found needed in its
+previous round.
+
+Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
+The same loop serves the engine and the library (`library.py`): what differs
+is the host, which judges candidates and says when to stop.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Protocol
+
+from autodd_lsp.engine.pass_search import PassSearch, SearchHost
+from autodd_lsp.engine.protection import respects_frozen
+from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
+from autodd_lsp.syntax.patch import Edit
+from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.values import RecordedValues, ValueLookup
+
+
+class FixpointHost(SearchHost, Protocol):
+    """What the fixpoint needs beyond a search's host."""
+
+    def best_so_far(self) -> str:
+        """The smallest text that fails the same way so far (what passes propose edits on)."""
+        ...
+
+    def reduced_original(self) -> str:
+        """The text being reduced (what tidy passes compare with)."""
+        ...
+
+    @property
+    def cancelled(self) -> bool:
+        """The whole reduction is to stop."""
+        ...
+
+    def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
+        """`reduction_pass` starts; for one that uses values, they are waited for and returned."""
+        ...
+
+    def adopt_offer(self) -> bool:
+        """Go on from a person's text now, if one waits (True if one was adopted)."""
+        ...
+
+    def protected(self, source: Source) -> list[Span]:
+        """The spans of `source` no pass may touch (frozen code, and what the run protects besides)."""
+        ...
+
+
+class Fixpoint:
+    def __init__(self, host: FixpointHost, passes: list[ReductionPass] | None = None) -> None:
+        self.host = host
+        self.passes = registered_passes() if passes is None else passes
+        self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
+        self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
+        self._pass_context: PassContext | None = None
+        self._valued_context: PassContext | None = None  # the same, with the original's values
+
+    def forget_needed(self) -> None:
+        """What follows depends on a new text alone (a person's, adopted)."""
+        self._needed.clear()
+        self._needed_share.clear()
+
+    def run(self, pool: ThreadPoolExecutor) -> None:
+        host, passes = self.host, self.passes
+        groups = sorted({p.group for p in passes} - {Group.TIDY})
+        adopted = True
+        while adopted and not host.cancelled:
+            changed = True
+            while changed and not host.cancelled:
+                changed = False
+                for group in groups:
+                    members = [p for p in passes if p.group == group]
+                    changed |= self._run_group(members, pool)
+                    if host.adopt_offer():
+                        changed = True
+                        break  # the cycle starts again from the person's text
+            for tidy in (p for p in passes if p.group == Group.TIDY):
+                self.run_pass(tidy, pool)
+            adopted = host.adopt_offer()
+
+    def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
+        changed = False
+        for reduction_pass in members:
+            if self.host.interrupted():
+                break
+            changed |= self.run_pass(reduction_pass, pool)
+        return changed
+
+    def run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
+        """Search the pass's edits, level by level; whether anything was accepted."""
+        values = self.host.pass_started(reduction_pass)
+        changed = False
+        level = 0
+        while not self.host.interrupted():
+            ctx = self._context(values if reduction_pass.uses_values else None)
+            source = ctx.source
+            edits = reduction_pass.edits(ctx, level)
+            if edits is None:
+                break
+            edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
+            if reduction_pass.remembers_needed:
+                edits = [e for e in edits if edit_key(source, e) not in self._needed]
+            if edits and self._search(ctx, edits, pool, reduction_pass):
+                changed = True
+            if not reduction_pass.has_levels:
+                break
+            level += 1
+        return changed
+
+    def _context(self, values: RecordedValues | None) -> PassContext:
+        """What passes look at: the best text parsed, with its frozen spans and block guards,
+        and for the passes that use them (they waited for them), the original's values.
+
+        Kept while the best text stays the same: most passes and levels end
+        without a change, and parsing a big file for each would leave the
+        runners idle meanwhile. A pass that does not wait for the values never
+        sees them, whenever they arrive: the result is the same for every -j.
+        """
+        best = self.host.best_so_far()
+        context = self._pass_context
+        if context is None or context.source.text != best:
+            source = Source(best)
+            context = self._pass_context = PassContext(source, self.host.protected(source), original=self.host.reduced_original())
+            self._valued_context = None
+        if values is None:
+            return context
+        if self._valued_context is None:
+            self._valued_context = replace(context, values=ValueLookup(values, self.host.shadow()))
+        return self._valued_context
+
+    def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
+        share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
+        prior = min(0.5, max(0.05, share))
+        one = PassSearch(self.host, ctx.source, ctx.guards, edits, prior, learns=reduction_pass.group == Group.STATEMENTS)
+        accepted = one.run(pool)
+        if not self.host.interrupted():
+            unapplied = len(edits) - len(one.applied)
+            self._needed_share[reduction_pass.name] = unapplied / len(edits)
+            if reduction_pass.remembers_needed:
+                self._needed.update(edit_key(ctx.source, edits[i]) for i in one.needed)
+        return accepted
+
+
+def edit_key(source: Source, edit: Edit) -> tuple:
+    """What an edit does, wherever its statement moved: the text of the innermost
+    statement around each patch, the patch's place in it, and the replacement
+    (rendered without other edits). Any change to that statement -- e.g. a line
+    removed from a string it holds -- makes the edit new again."""
+    text = source.text
+    plain = lambda start, end: text[start:end]  # noqa: E731
+    parts = []
+    for patch in edit.patches:
+        start, end = _innermost_statement(source, patch.start, patch.end)
+        parts.append((text[start:end], patch.start - start, patch.end - start, patch.build(plain)))
+    return (edit.pass_name, tuple(parts))
+
+
+def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int]:
+    best = (0, len(source.text))
+    for stmt_start, stmt_end in source.statement_spans:
+        if stmt_start <= start and end <= stmt_end and stmt_end - stmt_start < best[1] - best[0]:
+            best = (stmt_start, stmt_end)
+    return best

@@ -1,0 +1,101 @@
+"""The original's values, recorded in the background while the first passes run.
+
+One instrumented run of the original (`execution/recording.py`) records the
+values its expressions had (`autodd_lsp.values`); the passes that offer them
+(`uses_values`) wait until it is done. The recording is used only when that
+run fails as the original does (the same failure line): values from a run that
+went elsewhere (a program that inspects its own bytecode) would mislead. It is
+not made at all when it cannot help (`values_help`): a program that reports
+the failure itself, a killed or hanging program, a pytest test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from autodd_lsp.engine.flaky import RECORD_TRIES
+from autodd_lsp.engine.inlined import own_check
+from autodd_lsp.engine.original import OriginalChecks
+from autodd_lsp.engine.slots import JobSlots
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.execution.recording import record_values
+from autodd_lsp.values import RecordedValues
+
+
+class ValueRecorder:
+    def __init__(self, checks: OriginalChecks, launcher: Launcher) -> None:
+        self._checks, self._launcher = checks, launcher
+        self.values: RecordedValues | None = None
+        self.done = threading.Event()  # set once `values` is final (None: no values)
+        self._cancel = CancelEvent()
+        self._thread: threading.Thread | None = None
+
+    def start(self, slots: JobSlots, cancelled: bool) -> None:
+        """Record in the background when it helps; otherwise the passes go on without values at once."""
+        if not cancelled and self.values_help():
+            self._thread = threading.Thread(target=self._record, args=(slots,), name="autodd-values", daemon=True)
+            self._thread.start()
+        else:
+            self.done.set()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def stop(self) -> None:
+        """Stop the recording run if it still runs (not needed any more), and wait for it."""
+        if self._thread is not None:
+            self._cancel.set()
+            self._thread.join()
+
+    def values_help(self) -> bool:
+        """Offer the original's values, unless the program reports the failure itself.
+
+        A failure raised by the program's own `raise` or `assert`, or a line it
+        prints, is a check of its own computation: writing that computation's
+        results in its place would leave a reproducer that shows the message and
+        nothing else. Values serve failures that an operation raises in a
+        traceback (library code, a subscript, a call).
+        """
+        checks = self._checks
+        if not checks.spec.rules.records_values:
+            return False  # a killed program records nothing (record_main.py writes its records at exit)
+        if checks.pytest:
+            return False  # the recording run runs a script: a test file's test would not run there
+        seen = checks.observation
+        if seen is None or seen.place is None:
+            return False
+        if seen.place.library_frame is not None:
+            return True
+        if seen.place.program_line is None:
+            return True
+        return not own_check(checks.texts.tree, seen.place.program_line)
+
+    def _record(self, slots: JobSlots) -> None:
+        """The recording run(s); `values` stays None unless one fails as the original does."""
+        checks = self._checks
+        text = checks.texts.original
+        # An intermittent original may not fail in a given run: a few tries.
+        tries = 1 if checks.tester.rules.rate_test is None else RECORD_TRIES
+        path = slots.side_path("values")
+        try:
+            for _ in range(tries):
+                watch = checks.tester.watch
+                with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files
+                    values, result = record_values(
+                        text, path, slots.scratch_path("values.json"), self._launcher,
+                        timeout=checks.record_timeout, cancel=self._cancel,
+                    )
+                result = slots.unmasked(result)
+                seen = checks.observe(result.output, text)
+                original = checks.observation
+                same = seen is not None and original is not None and seen.normalized == original.normalized
+                same = same and checks.kind_rule.accepts(result, text)
+                self.values = values if same and not result.cancelled else None
+                if self.values is not None or result.cancelled:
+                    break
+        except OSError:
+            self.values = None
+        finally:
+            self.done.set()
