@@ -279,7 +279,7 @@ def test_raylets_killed_mid_run_the_drivers_own_too(tmp_path, no_strays):
         marks = tmp_path / "marks"
         marks.mkdir()
         source = make_program(tmp_path / "project", marks)
-        _alone, sequential = reduce(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
+        _alone, sequential = run_reduction(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
         runs_before = len(list(marks.glob("run-*")))
         reduction = Reduction(source.read_text(), str(source), ReduceOptions(
             err_msg="total overflow", cwd=str(source.parent), backend="ray", ray_address=made.address, jobs=3))
