@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -11,6 +14,39 @@ from pathlib import Path
 import pytest
 
 from tests.support import leftover_processes, program_text, write_python_without_runner
+
+
+def module_marks(path: Path) -> set[str]:
+    """The marks a test module puts on all its tests (`pytestmark = ...`), read from its text."""
+    found = re.search(r"^pytestmark = (.*)$", path.read_text(encoding="utf-8"), re.M)
+    return set(re.findall(r"pytest\.mark\.(\w+)", found.group(1))) if found else set()
+
+
+def has_mark(marks: set[str], name: str, /, **_arguments) -> bool:
+    return name in marks
+
+
+def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
+    """Do not import a module `-m` deselects whatever its tests' other marks: `-m "not slow"`
+    skips test_ray.py and test_tilelang_example.py, whose imports alone (Ray; torch and
+    TileLang) cost more CPU than all the pure tests."""
+    expression = config.option.markexpr
+    if not expression or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    marks = module_marks(collection_path)
+    if not marks:
+        return None
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own parser of -m
+    except ImportError:
+        return None
+    compiled = Expression.compile(expression)
+    others = sorted(set(re.findall(r"\w+", expression)) - {"and", "or", "not"} - marks)
+    for values in itertools.product((False, True), repeat=len(others)):
+        chosen = marks | {name for name, value in zip(others, values, strict=True) if value}
+        if compiled.evaluate(functools.partial(has_mark, chosen)):
+            return None  # some test of the module may be selected
+    return True
 
 
 def starts_an_interpreter(args) -> bool:

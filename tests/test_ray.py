@@ -111,7 +111,7 @@ def make_program(folder: Path, marks: Path | None = None, slow_after: int = 10**
     return source
 
 
-def reduce(source: Path, listener=None, **options) -> tuple[Reduction, Summary]:
+def run_reduction(source: Path, listener=None, **options) -> tuple[Reduction, Summary]:
     reduction = start_reduction(source, "total overflow", listener, **options)
     return reduction, reduction.run()
 
@@ -154,14 +154,14 @@ def no_strays(tmp_path, monkeypatch):
 def sequential(tmp_path_factory):
     """The result of -j 1 with the local runner: what every Ray run must give."""
     source = make_program(tmp_path_factory.mktemp("sequential") / "project")
-    _reduction, summary = reduce(source, backend="runner", jobs=1)
+    _reduction, summary = run_reduction(source, backend="runner", jobs=1)
     assert summary.verified
     return summary.text
 
 
 def test_reduces_on_the_cluster_like_j1(cluster, sequential, tmp_path, no_strays):
     source = make_program(tmp_path / "project")
-    reduction, summary = reduce(source, backend="ray", ray_address=cluster.address)
+    reduction, summary = run_reduction(source, backend="ray", ray_address=cluster.address)
     assert reduction.options.jobs == 2  # one per CPU of the cluster (the head has none)
     assert summary.verified and not summary.cancelled
     assert summary.text == sequential
@@ -176,7 +176,7 @@ def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential,
     the copy, and their output names the source's folder, so the oracle judges the same."""
     monkeypatch.setattr(ray_backend, "nodes_share_files", lambda: False)
     source = make_program(tmp_path / "project")
-    reduction, summary = reduce(source, backend="ray", ray_address=cluster.address, jobs=2)
+    reduction, summary = run_reduction(source, backend="ray", ray_address=cluster.address, jobs=2)
     assert backend_of(reduction)._shipped
     assert summary.verified and summary.text == sequential
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
@@ -193,7 +193,7 @@ def test_a_node_killed_mid_run_costs_only_its_candidates(cluster, tmp_path, monk
     monkeypatch.delenv(DOOMED)
     cluster.wait_for_nodes()
     source = make_program(tmp_path / "project", marks)
-    _reduction, sequential = reduce(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
+    _reduction, sequential = run_reduction(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
 
     def kill_when_running_there() -> None:
         while not any(note.read_text() == "1" for note in marks.glob("run-*")):
@@ -203,7 +203,7 @@ def test_a_node_killed_mid_run_costs_only_its_candidates(cluster, tmp_path, monk
     killer = threading.Thread(target=kill_when_running_there, daemon=True)
     killer.start()
     notices: list[str] = []
-    reduction, summary = reduce(
+    reduction, summary = run_reduction(
         source, lambda event: notices.append(event.message) if isinstance(event, Notice) else None,
         backend="ray", ray_address=cluster.address, jobs=3,
     )
@@ -280,7 +280,7 @@ def test_raylets_killed_mid_run_the_drivers_own_too(tmp_path, no_strays):
         marks = tmp_path / "marks"
         marks.mkdir()
         source = make_program(tmp_path / "project", marks)
-        _alone, sequential = reduce(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
+        _alone, sequential = run_reduction(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
         runs_before = len(list(marks.glob("run-*")))
         reduction = Reduction(source.read_text(), str(source), ReduceOptions(
             err_msg="total overflow", cwd=str(source.parent), backend="ray", ray_address=made.address, jobs=3))

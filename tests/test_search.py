@@ -65,11 +65,13 @@ def test_parallel_driver_runs_candidates_concurrently():
 
 def test_stale_work_is_cancelled_after_an_acceptance():
     cancelled = []
+    speculating = threading.Semaphore(0)
 
     def test(indices, cancel):
-        if len(indices) == 6:  # the first proposal: apply everything
-            time.sleep(0.2)
+        if len(indices) == 6:  # the first proposal: apply everything, once the two after it run
+            assert speculating.acquire(timeout=5) and speculating.acquire(timeout=5)
             return True
+        speculating.release()
         cancelled.append(cancel.wait(5))  # speculative: should be cancelled, not finish
         return False
 

@@ -11,6 +11,7 @@ import select
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -75,6 +76,7 @@ class Beacon:
         self.path = folder / name
         os.mkfifo(self.path)
         self._fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # no writer yet: poll(2) waits for one
+        weakref.finalize(self, os.close, self._fd)  # open while the test holds it: later writers never block
 
     def wait(self, timeout: float = 30.0) -> bytes:
         """What the first writer wrote (b"" if it wrote nothing); TimeoutError if none came in `timeout`."""
@@ -87,9 +89,6 @@ class Beacon:
                 return os.read(self._fd, 4096)
             except BlockingIOError:  # woken without data (a writer came and went): wait on
                 continue
-
-    def close(self) -> None:
-        os.close(self._fd)
 
 
 def read_until(stream, needle: str, timeout: float = 60.0) -> str:
