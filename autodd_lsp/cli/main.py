@@ -1,4 +1,4 @@
-"""`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang)
+"""`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang | --wrong-answer)
 -o OUTPUT [--backend {runner,subproc,ray}] [--timeout SEC] [-j N] [--gpus IDS] [--ray-address ADDRESS]
 [--match {same,substring}]
 [--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     keep.add_argument("--hang", action="store_true",
                       help="the program runs past --timeout; so must each candidate (each costs --timeout: "
                            "give a small one)")
+    keep.add_argument("--wrong-answer", action="store_true",
+                      help="the first numeric comparison that fails (assert_close, np.testing.assert_allclose, "
+                           "assert torch.allclose(...), ...); each candidate must fail it with the same operands")
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
@@ -188,9 +191,11 @@ def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
         given.append(("--exit-code", FailureSpec.exit_code(args.exit_code)))
     if args.hang:
         given.append(("--hang", FailureSpec.hang()))
+    if args.wrong_answer:
+        given.append(("--wrong-answer", FailureSpec.wrong_answer()))
     if len(given) > 1:
         flags = " and ".join(flag for flag, _ in given)
-        raise UsageError(f"give one failure to keep (--err-msg, --err-regex, --crash, --exit-code or --hang), not {flags}")
+        raise UsageError(f"give one failure to keep (--err-msg, --err-regex, --crash, --exit-code, --hang or --wrong-answer), not {flags}")
     if not given:
         return None
     spec = given[0][1]
@@ -217,7 +222,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     if not suggestions:
         tail = output_tail(result.output, max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
-        return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code or --hang): "
+        return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code, --hang or --wrong-answer): "
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)

@@ -42,6 +42,7 @@ from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
 from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.operand_probe import split_markers
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
@@ -100,6 +101,7 @@ class Rules:
     frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
     timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
+    probe: Callable[[str], str | None] | None = None  # runs the probed copy of each text (operand_probe.py)
 
 
 class CandidateTester:
@@ -109,6 +111,8 @@ class CandidateTester:
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
         self._rules = rules
+        # Runs the probed copy of each text instead (operand_probe.py): set early for --wrong-answer.
+        self.probe: Callable[[str], str | None] | None = rules.probe if rules is not None else None
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
@@ -121,11 +125,17 @@ class CandidateTester:
         self._live: weakref.WeakSet[Cancel] = weakref.WeakSet()
         self._stopped = False
 
+    def _as_run(self, text: str) -> str:
+        """The text that runs for `text`: itself, or its probed copy."""
+        probed = self.probe(text) if self.probe is not None else None
+        return text if probed is None else probed
+
     def judge_by(self, rules: Rules) -> None:
         """From now on, judge candidates by `rules` (once the original's checks are done, and again
         when a person's text is adopted: engine/loop.py); verdicts cached under other rules go."""
         with self._lock:
             self._rules = rules
+            self.probe = rules.probe
             self._verdicts.clear()
 
     @property
@@ -202,6 +212,7 @@ class CandidateTester:
 
     def run(self, text: str, timeout: float, cancel: Cancel, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
+        text = self._as_run(text)
         with self._compiled_in_slot(text) as (path, code):
             return self._run_at(path, source_bytes(text), code, timeout, cancel, learn_imports)
 
@@ -228,7 +239,8 @@ class CandidateTester:
         with self._staged_run(path, data, code, cancel):
             with self._running:  # the others in flight end (or are cancelled) soon
                 _mark_started(cancel)
-                result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
+                result = split_markers(
+                    self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)))
                 if judge is not None and not result.cancelled and judge(result):
                     self._cancel_later_than(cancel)
                 return result
@@ -286,7 +298,10 @@ class CandidateTester:
                 self.counters.cache_hits += 1
                 return known
         rules = self.rules
-        with self._compiled_in_slot(text) as (path, code):
+        run_text = self._as_run(text)
+        if run_text is not text:
+            data = source_bytes(run_text)
+        with self._compiled_in_slot(run_text) as (path, code):
             if code is None or not rules.well_formed(text):
                 with self._lock:
                     self.counters.rejected_unparsable += 1
@@ -345,7 +360,7 @@ class CandidateTester:
                 failures = runs = 0
                 decision = None
                 while decision is None:
-                    result = self.slots.unmasked(self.backend.run(path, rules.timeout, cancel, code=code))
+                    result = split_markers(self.slots.unmasked(self.backend.run(path, rules.timeout, cancel, code=code)))
                     if result.cancelled:
                         return False, None
                     runs += 1

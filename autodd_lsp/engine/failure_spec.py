@@ -5,6 +5,7 @@
     FailureSpec.crash("SIGSEGV") / FailureSpec.crash()  --crash [SIGNAL] (any signal)
     FailureSpec.exit_code(3)                            --exit-code N
     FailureSpec.hang()                                  --hang
+    FailureSpec.wrong_answer()                          --wrong-answer
 
 `ReduceOptions(failure=...)` takes one; `ReduceOptions(err_msg=...)` is the
 message kind. `validate()` raises UsageError with one line for the person; the
@@ -19,9 +20,10 @@ from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.oracle.regex import compile_regex
 from autodd_lsp.oracle.signals import parse_signal, signal_name
 
-KINDS = ("message", "regex", "crash", "exit-code", "hang")
+KINDS = ("message", "regex", "crash", "exit-code", "hang", "wrong-answer")
 # How each kind is asked for on the command line.
-FLAGS = {"message": "--err-msg", "regex": "--err-regex", "crash": "--crash", "exit-code": "--exit-code", "hang": "--hang"}
+FLAGS = {"message": "--err-msg", "regex": "--err-regex", "crash": "--crash", "exit-code": "--exit-code", "hang": "--hang",
+         "wrong-answer": "--wrong-answer"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class FailureSpec:
     @classmethod
     def hang(cls) -> FailureSpec:
         return cls("hang", None)
+
+    @classmethod
+    def wrong_answer(cls) -> FailureSpec:
+        """The first numeric comparison that fails, with its operands (oracle/operands.py)."""
+        return cls("wrong-answer", None)
 
     def validate(self) -> None:
         """Raise UsageError (one line) if this cannot be a failure to keep."""
@@ -106,6 +113,8 @@ class FailureSpec:
             return "killed by a signal" if number is None else f"killed by {signal_name(number)}"
         if self.kind == "exit-code":
             return f"exit status {self.value}"
+        if self.kind == "wrong-answer":
+            return "a numeric comparison that fails, with the same operands"
         return f"hangs past {timeout:g} s" if timeout is not None else "hangs"
 
     def sentence(self, timeout: float | None = None) -> str:
@@ -118,12 +127,14 @@ class FailureSpec:
             return "is " + self.describe()
         if self.kind == "exit-code":
             return f"exits with status {self.value}"
+        if self.kind == "wrong-answer":
+            return "fails a numeric comparison with the same operands"
         return f"runs past {timeout:g} s (a hang)" if timeout is not None else "hangs"
 
     def command_line(self) -> list[str]:
         """The flag (and its value) that asks for this on the command line."""
         flag = FLAGS[self.kind]
-        if self.kind == "hang" or (self.kind == "crash" and self.value is None):
+        if self.kind in ("hang", "wrong-answer") or (self.kind == "crash" and self.value is None):
             return [flag]
         return [flag, str(self.value)]
 

@@ -21,8 +21,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 from autodd_lsp.cancel import Cancel
+from autodd_lsp.engine import wrong_answer
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import (
@@ -46,7 +48,13 @@ from autodd_lsp.engine.flaky import (
     RateTest,
 )
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
+from autodd_lsp.engine.judge import (
+    KIND_ENV,
+    Judge,
+    failure_observer,
+    failure_oracle,
+    replace_judge,
+)
 from autodd_lsp.engine.loop import (
     Kept,
     Learned,
@@ -56,6 +64,7 @@ from autodd_lsp.engine.loop import (
     offered_shadow,
     syntax_problem,
 )
+from autodd_lsp.engine.operand_probe import probed_text
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import (
     frozen_fingerprint,
@@ -82,6 +91,7 @@ from autodd_lsp.inlining import (
     inline_local_modules,
 )
 from autodd_lsp.oracle.degenerate import degenerate_values
+from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import (
     Observation,
@@ -152,6 +162,8 @@ class Reduction:
         self._rule = ""  # how candidates are judged, for the summary (set by the original's check)
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
+        self._original_comparison: dict[str, Any] | None = None  # the failing comparison's record (wrong_answer.py)
+        self._final_comparison: dict[str, Any] | None = None
         self._values: RecordedValues | None = None
         self._values_done = threading.Event()
         self._record_cancel = CancelEvent()
@@ -257,6 +269,8 @@ class Reduction:
             original_rate=self._original_rate,
             final_rate=self._final_rate if self._original_rate is not None else None,
             signal=getattr(self._oracle, "signal", None),
+            original_comparison=self._original_comparison,
+            final_comparison=self._final_comparison,
         )
         self._emit(Finished(summary))
         return summary
@@ -311,6 +325,8 @@ class Reduction:
         """
         tester, options, text, spec = self._active_tester, self.options, self.original_text, self._spec
         timeout = options.timeout
+        if spec.kind == "wrong-answer":
+            tester.probe = probed_text  # the failure is seen in the probe's records (engine/wrong_answer.py)
         runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
             return
@@ -378,7 +394,8 @@ class Reduction:
             rate_test = self._measured(FailureRate(sum(failed), len(runs)))
             # A candidate's run that times out has left the original's path, unless the original timed out too.
             timeout_rejects = not any(r.timed_out for r in runs)
-        rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects)
+            judge = self._with_operands(judge, runs[first_index:], first)
+        rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects, probe=tester.probe)
         frozen = frozen_fingerprint(text)
         if frozen:
             rules = replace(
@@ -388,6 +405,32 @@ class Reduction:
             )
         tester.judge_by(rules)
         tester.set_best(text)
+
+    def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
+        """`judge` with the wrong-answer rule when the failure is a failing comparison (engine/wrong_answer.py)."""
+        tester, kind = self._active_tester, self._spec.kind
+        if self.options.match != "same" or self._pytest is not None:
+            return judge
+        if kind == "wrong-answer":
+            rule, note = wrong_answer.from_runs(runs[:2], "first", self._original_statements.of_line)
+        elif kind in ("message", "regex", "exit-code") and wrong_answer.may_be_comparison(runs[0], first):
+            assert first is not None and first.place is not None
+            tester.probe = probed_text
+            probed = [self._run_original(), self._run_original()]
+            rule, note = wrong_answer.from_runs(
+                [r for r in probed if judge.is_interesting(r, self.original_text, self._original_statements.of_line)],
+                "last", self._original_statements.of_line, first.place.program_line)
+            if rule is None:
+                tester.probe = None
+        else:
+            return judge
+        if rule is None:
+            return judge
+        if note:
+            self._emit(Notice(note))
+        self._original_comparison = rule.original
+        self._rule = f"{self._rule}; {rule.describe()}"
+        return replace_judge(judge, rule)
 
     def _inlined_instead(
         self, oracle: Oracle, first: Observation | None,
@@ -920,6 +963,9 @@ class Reduction:
                         break
                     runs += 1
                     seen = self._observe(result.output, text)
+                    operands = checker.rules.judge.operands
+                    if operands is not None and (not failures or index == last):
+                        self._final_comparison = chosen(result.comparisons, operands.which)
                     if checker.rules.judge.is_interesting(result, text, statements_of):
                         failures, observed = failures + 1, seen
                     elif not failures:

@@ -52,7 +52,7 @@ ENGINE_OPTIONS: dict[str, EngineOption] = {
 }
 
 # autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
-FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang")
+FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang", "wrongAnswer")
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def failure_from_arguments(args: dict) -> FailureSpec | None:
     """The failure `args` ask to keep (at most one of FAILURE_ARGUMENTS); None: ask the person.
 
     errMsg / errRegex: a string; crash: true (any signal) or a signal's name ("SIGSEGV");
-    exitCode: a whole number; hang: true. An absent, null, false or "" one is not given.
+    exitCode: a whole number; hang, wrongAnswer: true. An absent, null, false or "" one is not given.
     """
     given = [name for name in FAILURE_ARGUMENTS if args.get(name) not in (None, False, "")]
     if len(given) > 1:
@@ -228,8 +228,8 @@ def failure_from_arguments(args: dict) -> FailureSpec | None:
         spec = FailureSpec.exit_code(int(value))
     else:
         if value is not True:
-            raise RunError("hang must be true")
-        spec = FailureSpec.hang()
+            raise RunError(f"{name} must be true")
+        spec = FailureSpec.hang() if name == "hang" else FailureSpec.wrong_answer()
     try:
         spec.validate()
     except UsageError as error:
@@ -248,5 +248,7 @@ def failure_arguments(spec: FailureSpec) -> dict:
         return {"crash": True if spec.value is None else str(spec.value)}
     if spec.kind == "exit-code":
         return {"exitCode": spec.value}
+    if spec.kind == "wrong-answer":
+        return {"wrongAnswer": True}
     return {"hang": True}
 
