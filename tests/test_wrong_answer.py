@@ -9,6 +9,7 @@ same failure line come from `zeros`.
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -18,6 +19,7 @@ from autodd_lsp.engine.operand_probe import probed_text, split_markers
 from autodd_lsp.engine.wrong_answer import from_runs
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import difference_summary, same_operands
+from autodd_lsp.report import bug_report, regression_test
 from autodd_lsp.server.request import failure_arguments, failure_from_arguments
 from tests.support import program_text
 
@@ -103,13 +105,13 @@ def test_a_wrong_answer_reduces_and_keeps_the_buggy_function(program):
     assert summary.verified, summary.describe()
     assert "the same operands at np.testing.assert_allclose" in summary.rule
     result = summary.text
-    assert "softmax_fast" in result and "x.shape[0] - 1" in result  # the bug stays
+    assert "softmax_fast" in result and "1e-3" in result  # the bug stays
     assert "layer_norm" not in result and "bench" not in result and "argparse" not in result
     assert summary.original_comparison is not None and summary.final_comparison is not None
     assert same_operands(summary.original_comparison, summary.final_comparison)
     # without the rule, the same failure line slips to values the program never had
     loose = reduce(path, FailureSpec.message(MESSAGE), match="substring")
-    assert "softmax_fast" not in loose.text or "x.shape[0] - 1" not in loose.text
+    assert "1e-3" not in loose.text, loose.text
 
 
 def test_wrong_answer_keeps_the_nans_where_they_were(program):
@@ -118,11 +120,25 @@ def test_wrong_answer_keeps_the_nans_where_they_were(program):
     assert summary.verified, summary.describe()
     assert summary.rule.startswith("a numeric comparison fails")
     result = summary.text
-    assert "np.log" in result and "np.maximum" in result and "math.log" in result
+    assert "np.log" in result and "math.log" in result  # the computation and the reference
     assert "print(" not in result and "isclose" not in result
     final = summary.final_comparison
     assert final is not None and final["operands"][0]["nan"] == 2
     assert final["operands"][0]["nan_mask"] == summary.original_comparison["operands"][0]["nan_mask"]
+    options = ReduceOptions(failure=FailureSpec.wrong_answer())
+    report = bug_report(summary, str(path), str(path.with_suffix(".min.py")), "", options)
+    assert "The numeric comparison that fails" in report and "2 NaN" in report
+    # the regression test fails while the comparison fails, and passes once it is fixed
+    test = path.parent / "test_entropy.py"
+    test.write_text(regression_test(summary, str(path), str(path.with_suffix(".min.py")), "", options))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                          capture_output=True, text=True, timeout=120, cwd=path.parent, check=False)
+    assert done.returncode == 1 and "numpy.allclose fails at line" in done.stdout, done.stdout
+    fixed = replace(summary, text=summary.text.replace("np.log(", "np.log1p(0 * ").replace("math.log(", "0 * math.log("))
+    test.write_text(regression_test(fixed, str(path), str(path.with_suffix(".min.py")), "", options))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                          capture_output=True, text=True, timeout=120, cwd=path.parent, check=False)
+    assert done.returncode == 0, done.stdout
 
 
 def test_wrong_answer_needs_a_failing_comparison(program):

@@ -43,7 +43,12 @@ from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import option_default, option_help
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.pytest_target import PytestTest
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
+from autodd_lsp.engine.signature import (
+    kind_title,
+    output_tail,
+    suggest_err_msgs,
+    suggest_kinds,
+)
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,
@@ -219,6 +224,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     suggestions = [["--err-msg", message] for message in suggest_err_msgs(result.output, result.returncode)]
     if not args.test:  # a failed test exits with 1, whatever failed: only its messages say which
         suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
+    titles = {"--wrong-answer": kind_title(FailureSpec.wrong_answer(), result)}
     if not suggestions:
         tail = output_tail(result.output, max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
@@ -227,7 +233,8 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
     for flags in suggestions:
-        print(f"  autodd {shell_command([source, *flags])}", file=sys.stderr)
+        said = f"   # {titles[flags[0]]}" if flags[0] in titles else ""
+        print(f"  autodd {shell_command([source, *flags])}{said}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 

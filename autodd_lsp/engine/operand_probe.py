@@ -30,6 +30,11 @@ _PROBE = "exec(compile(" + repr(_HOOK) + ', "<autodd operands probe>", "exec"), 
 _MARKER = re.compile(rb"\n?<autodd-operands:(\{[^\n]*\})>\n")
 
 
+def operands_hook_source() -> str:
+    """The probe's own source (standalone: the regression test embeds it too)."""
+    return _HOOK
+
+
 def probed_text(text: str) -> str | None:
     """`text` with the hook run first, on the line of its first module-level simple statement."""
     try:

@@ -25,7 +25,7 @@ _ASSERTS = {
     "numpy.testing": ("assert_allclose", "assert_array_equal", "assert_array_almost_equal"),
 }
 _PREDICATES = {"torch": ("allclose", "equal"), "numpy": ("allclose", "array_equal"), "math": ("isclose",)}
-_busy = []  # a wrapper running: comparisons made inside one are its own, not the program's
+_busy = []  # type: list  # a wrapper running: comparisons made inside one are its own, not the program's
 
 
 def _as_array(value):
@@ -115,12 +115,12 @@ def _index(flat, shape):
 def _program_line():
     """The line of the program (`__main__`'s file) that made the comparison."""
     main = getattr(sys.modules.get("__main__"), "__file__", None)
-    frame = sys._getframe(2)
-    first = frame.f_lineno
+    frame = sys._getframe(2)  # type: object
+    first = frame.f_lineno  # type: ignore[attr-defined]
     while frame is not None:
-        if frame.f_code.co_filename == main:
-            return frame.f_lineno
-        frame = frame.f_back
+        if frame.f_code.co_filename == main:  # type: ignore[attr-defined]
+            return frame.f_lineno  # type: ignore[attr-defined]
+        frame = frame.f_back  # type: ignore[attr-defined]
     return first
 
 
@@ -158,7 +158,7 @@ def _wrap(module, name, raises):
         finally:
             _busy.pop()
 
-    wrapper._autodd_real = real
+    wrapper._autodd_real = real  # type: ignore[attr-defined]
     wrapper.__name__ = getattr(real, "__name__", name)
     wrapper.__doc__ = getattr(real, "__doc__", None)
     setattr(module, name, wrapper)
@@ -203,7 +203,7 @@ class _Finder:
                     _patch(fullname)
 
                 try:  # on this module's loader alone (a loader per file): its __loader__ stays the same
-                    spec.loader.exec_module = exec_module
+                    spec.loader.exec_module = exec_module  # type: ignore[method-assign]
                 except (AttributeError, TypeError):
                     pass
                 return spec

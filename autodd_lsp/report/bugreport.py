@@ -10,7 +10,9 @@ with `autodd_lsp.files.atomic_write`):
   (`python <output file name>`);
 * the line showing the message in the reproducer's output next to the
   original's (`Summary.final_failure_line`, `Summary.original_failure_line`;
-  "(not recorded)" when the engine did not record one);
+  "(not recorded)" when the engine did not record one); for a failing numeric
+  comparison, its line and what differed in each (elements, greatest absolute
+  and relative difference and where, NaNs: `Summary.original_comparison`);
 * the environment: the Python version, the installed versions of the packages
   the reproducer imports, and the CUDA version and GPU model when the reproducer
   imports torch (or tilelang, which runs on torch) and torch sees a GPU ("no
@@ -40,6 +42,7 @@ from dataclasses import dataclass, field
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.oracle.operands import difference_summary
 from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.shell import shell_word
 from autodd_lsp.syntax.parsing import parse
@@ -232,6 +235,16 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
     )
 
 
+def _comparison_lines(summary: Summary, source_name: str, output_name: str) -> list[str]:
+    """The failing numeric comparison's operands, original and reproducer (oracle/operands.py), or nothing."""
+    if summary.original_comparison is None:
+        return []
+    rows = [(f"original ({source_name}):", difference_summary(summary.original_comparison)),
+            (f"reproducer ({output_name}):",
+             difference_summary(summary.final_comparison) if summary.final_comparison else NOT_RECORDED)]
+    return ["", "The numeric comparison that fails, and what differed:", "", *_block(_aligned(rows), "text")]
+
+
 def bug_report(
     summary: Summary,
     source_path: str,
@@ -288,6 +301,7 @@ def bug_report(
         *failure_lines,
         *(_block(_aligned([(f"original ({source_name}):", original_line),
                            (f"reproducer ({output_name}):", final_line)]), "text") if len(failure_lines) > 1 else []),
+        *_comparison_lines(summary, source_name, output_name),
         "",
         "## Environment",
         "",

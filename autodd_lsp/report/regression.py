@@ -26,7 +26,9 @@ For a failure without a message (`FailureSpec`), the check is the kind's: a
 line matching the regular expression (`--err-regex`), death by the signal the
 reduction kept (`--crash`), the exit status (`--exit-code`), or, for `--hang`,
 a run still going at the reduction's own `--timeout` (the time limit is that
-one, not MIN_TIMEOUT_S: past it, the bug is there).
+one, not MIN_TIMEOUT_S: past it, the bug is there). For `--wrong-answer` the
+reproducer runs with AutoDD's operand probe (`execution/operands_hook.py`,
+embedded), and the test fails while the same comparison fails on the same line.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import re
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.operand_probe import operands_hook_source
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.files import source_encoding
 from autodd_lsp.oracle.signals import signal_name
@@ -53,6 +56,8 @@ fresh interpreter, as `python {output_name}`. {while_there}
 It needs only the standard library and pytest.
 """
 
+import json
+import os
 import re
 import signal
 import subprocess
@@ -61,8 +66,8 @@ import sys
 import pytest
 
 REPRODUCER_NAME = {output_name_literal}
-COMMAND = {command_literal}  # what runs it, after the interpreter
 {constants}
+COMMAND = {command_literal}  # what runs it, after the interpreter
 # The line showing the failure when the reduction ran: in the original, in the reproducer.
 ORIGINAL_FAILURE = {original_literal}
 REPRODUCER_FAILURE = {final_literal}
@@ -79,6 +84,7 @@ _WHILE_THERE = {
     "regex": "While the bug is there a line of its\noutput matches PATTERN, and the test fails and shows that line; once no line\nmatches, the test passes.",
     "crash": "While the bug is there it is killed\nby SIGNAL, and the test fails; once it is not, the test passes.",
     "exit-code": "While the bug is there it exits with\nstatus EXIT_STATUS, and the test fails; once it does not, the test passes.",
+    "wrong-answer": "It runs with a probe that reports\nthe numeric comparisons that fail (HOOK, AutoDD's own). While the bug is there\nCOMPARISON fails at line LINE, and the test fails and shows what differed; once\nit no longer fails there, the test passes.",
     "hang": "While the bug is there it is still\nrunning after TIMEOUT_S seconds (a hang), and the test fails; once it ends in\ntime, the test passes.",
 }
 
@@ -121,7 +127,7 @@ def test_{test_name}_no_longer_fails(tmp_path):
         done = subprocess.run(
             [sys.executable, *COMMAND],
             cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            timeout=TIMEOUT_S,
+            timeout=TIMEOUT_S, env={{**os.environ, "AUTODD_HOOK": globals().get("HOOK", "")}},
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{timed_out}")
@@ -167,6 +173,16 @@ _CHECKS = {
         f"\\n--- the end of its output ---\\n{tail}"
     )
 ''',
+    "wrong-answer": '''\
+    records = [json.loads(found) for found in re.findall(r"<autodd-operands:(\\{.*\\})>", output)]
+    failed = [r for r in records if r.get("function") == COMPARISON and r.get("line") == LINE]
+    if not failed and missing:
+        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
+    assert not failed, (
+        f"the bug is still there: {COMPARISON} fails at line {LINE} of {REPRODUCER_NAME}: "
+        f"{failed[0].get('difference')}\\n--- the end of its output ---\\n{tail}"
+    )
+''',
     "hang": '''\
     if missing:
         pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
@@ -174,7 +190,7 @@ _CHECKS = {
 }
 
 
-def _constants(spec: FailureSpec, signal_number: int | None) -> str:
+def _constants(spec: FailureSpec, signal_number: int | None, comparison: dict | None = None) -> str:
     if spec.kind == "message":
         return f"MESSAGE = {spec.value!r}"
     if spec.kind == "regex":
@@ -185,6 +201,13 @@ def _constants(spec: FailureSpec, signal_number: int | None) -> str:
         return f"SIGNAL = signal.{signal_name(signal_number)}.value"
     if spec.kind == "exit-code":
         return f"EXIT_STATUS = {spec.value!r}"
+    if spec.kind == "wrong-answer":
+        record = comparison or {}
+        return (f"COMPARISON = {record.get('function')!r}\nLINE = {record.get('line')!r}\n"
+                f"HOOK = {operands_hook_source()!r}\n"
+                "RUN_PROBED = \"import os, runpy, sys; exec(compile(os.environ['AUTODD_HOOK'], '<probe>', 'exec'), "
+                "{'__name__': '_autodd_operands'}); sys.argv = sys.argv[1:]; sys.path.insert(0, '.'); "
+                "runpy.run_path(sys.argv[0], run_name='__main__')\"")
     return "# No constant: the failure is the hang itself (see TIMEOUT_S)."
 
 
@@ -222,8 +245,9 @@ def regression_test(
         output_name=_docstring_safe(output_name),
         while_there=_WHILE_THERE[spec.kind],
         output_name_literal=repr(output_name),
-        command_literal=repr(PytestTest(options.test).command(output_name) if options.test else [output_name]),
-        constants=_constants(spec, signal_number),
+        command_literal=("['-c', RUN_PROBED, REPRODUCER_NAME]" if spec.kind == "wrong-answer" else
+                         repr(PytestTest(options.test).command(output_name) if options.test else [output_name])),
+        constants=_constants(spec, signal_number, summary.final_comparison or summary.original_comparison),
         original_literal=repr(summary.original_failure_line),
         final_literal=repr(summary.final_failure_line),
         timeout=timeout,

@@ -45,6 +45,7 @@ from autodd_lsp.engine import (
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
+    kind_title,
     output_tail,
     suggest_err_msgs,
     suggest_kinds,
@@ -219,11 +220,11 @@ class MinimizeRun:
         # A choice's title is what the person sees: the message itself, or the failure without one in words.
         choices = {message: FailureSpec.message(message) for message in messages}
         for spec in suggest_kinds(result, with_messages=bool(messages)):
-            choices.setdefault(spec.describe(options.timeout), spec)
+            choices.setdefault(kind_title(spec, result, options.timeout), spec)
         if not choices:
             raise RunError(
                 f"the program did not fail (exit code {result.returncode}); "
-                "give the failure to keep (errMsg, errRegex, crash, exitCode or hang). Its output ends with:\n"
+                "give the failure to keep (errMsg, errRegex, crash, exitCode, hang or wrongAnswer). Its output ends with:\n"
                 + output_tail(result.output, max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")

@@ -29,6 +29,7 @@ from autodd_lsp.engine import UsageError
 from autodd_lsp.engine.loop import without_line
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
+    kind_title,
     output_tail,
     suggest_err_msgs,
     suggest_kinds,
@@ -125,7 +126,7 @@ class Minimizer:
             # Failures without a message the run shows (a signal, a hang, an exit status), with
             # the autodd.minimize arguments that keep each.
             "failures": [
-                {"title": spec.describe(options.reduce.timeout), "arguments": failure_arguments(spec)}
+                {"title": kind_title(spec, result, options.reduce.timeout), "arguments": failure_arguments(spec)}
                 for spec in suggest_kinds(result, with_messages=bool(suggestions))
             ],
             "outputTail": output_tail(result.output),

@@ -17,7 +17,7 @@ def softmax_ref(x):
 
 
 def softmax_fast(x):
-    # BUG: forgets to subtract the row max on the last row only
+    # BUG: the last row is scaled by 1.001 (a stale rescale factor of the online softmax)
     out = np.empty_like(x)
     for i in range(x.shape[0]):
         row = x[i] if i == x.shape[0] - 1 else x[i] - x[i].max()
