@@ -1,7 +1,8 @@
 """`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang | --wrong-answer)
 -o OUTPUT [--backend {runner,subproc,ray}] [--timeout SEC] [-j N] [--gpus IDS] [--ray-address ADDRESS]
 [--match {same,substring}]
-[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
+[--repeat N] [--keep-imports] [--passes-with PYTHON] [--passes-with-env NAME=VALUE]...
+[--report FILE.md] [--emit-test FILE.py]`
 
 Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
 without any, SOURCE is run once and the command prints the ones it could use;
@@ -102,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-imports", action="store_true", help=option_help("inline_modules"))
     parser.add_argument("--python", default=option_default("python"), metavar="PATH", help=option_help("python"))
     parser.add_argument("--match", choices=MATCH_RULES, default=option_default("match"), help=option_help("match"))
+    parser.add_argument("--passes-with", default="", metavar="PYTHON", help=option_help("passes_with"))
+    parser.add_argument("--passes-with-env", action="append", default=[], metavar="NAME=VALUE",
+                        help=option_help("passes_with_env"))
     parser.add_argument("--repeat", type=int, default=option_default("repeat"), metavar="N",
                         help=option_help("repeat"))
     parser.add_argument("--report", metavar="FILE.md",
@@ -272,6 +276,8 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         match=args.match,
         inline_modules=not args.keep_imports,
         repeat=args.repeat,
+        passes_with=args.passes_with,
+        passes_with_env=tuple(args.passes_with_env),
         test=args.test,
     )
     options.validate()

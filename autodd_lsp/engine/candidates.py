@@ -102,6 +102,8 @@ class Rules:
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
     timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
     probe: Callable[[str], str | None] | None = None  # runs the probed copy of each text (operand_probe.py)
+    # Works with A: whether a text passes there (passing_side.py); None: cancelled.
+    passes_on: Callable[[str, Cancel], bool | None] | None = None
 
 
 class CandidateTester:
@@ -326,6 +328,9 @@ class CandidateTester:
                 nonlocal verdict, probe_cancelled, oracle_rejected
                 verdict = rules.judge.is_interesting(result, text, statements_of)
                 oracle_rejected = not verdict
+                if verdict and rules.passes_on is not None:
+                    passed = rules.passes_on(text, cancel)
+                    probe_cancelled, verdict = passed is None, bool(passed)
                 if verdict and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     probe_cancelled, verdict = ran is None, bool(ran)
@@ -370,6 +375,11 @@ class CandidateTester:
                         decision = False  # it left the original's path (see Reduction._check_original)
                         break
                     decision = rate_test.decide(failures, runs)
+                if decision and rules.passes_on is not None:
+                    passed = rules.passes_on(text, cancel)
+                    if passed is None:
+                        return False, None
+                    decision = passed
                 if decision and rules.frozen is not None:
                     ran = self._frozen_ran(path, text, cancel)
                     if ran is None:

@@ -66,6 +66,7 @@ from autodd_lsp.engine.loop import (
 )
 from autodd_lsp.engine.operand_probe import probed_text
 from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.protection import (
     frozen_fingerprint,
     frozen_spans,
@@ -162,6 +163,7 @@ class Reduction:
         self._rule = ""  # how candidates are judged, for the summary (set by the original's check)
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
+        self._passing: PassingSide | None = None  # side A of --passes-with (engine/passing_side.py)
         self._original_comparison: dict[str, Any] | None = None  # the failing comparison's record (wrong_answer.py)
         self._final_comparison: dict[str, Any] | None = None
         self._values: RecordedValues | None = None
@@ -232,6 +234,7 @@ class Reduction:
         )
         self._tester = CandidateTester(backend, slots, self._jobs)
         self._slots = slots
+        self._passing = self._passing_side()
         verified = False
         recorder: threading.Thread | None = None
         try:
@@ -256,6 +259,8 @@ class Reduction:
         finally:
             self._offers.close()
             backend.close()
+            if self._passing is not None:
+                self._passing.close()
             if recorder is not None:
                 self._record_cancel.set()  # not needed any more, if still running
                 recorder.join()
@@ -403,8 +408,37 @@ class Reduction:
                 well_formed=lambda candidate: frozen_fingerprint(candidate) == frozen,
                 frozen=self._frozen_check() if options.match == "same" else None,
             )
+        if self._passing is not None:
+            rules = replace(rules, passes_on=self._passing_check(oracle, text))
         tester.judge_by(rules)
         tester.set_best(text)
+
+    def _passing_side(self) -> PassingSide | None:
+        """Side A of `--passes-with` / `--passes-with-env` (engine/passing_side.py), started; or None."""
+        options = self.options
+        if not (options.passes_with or options.passes_with_env):
+            return None
+        env = parse_env(options.passes_with_env)
+        python = options.passes_with or options.python
+        slots = JobSlots(self._jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
+        backend = create_backend(
+            options.backend, python=python, cwd=options.cwd or os.getcwd(), jobs=options.jobs,
+            extra_sys_path=[os.path.dirname(self.path)], preload=top_level_imports(self._tree),
+            output_limit=options.output_limit, extra_env={**self._extra_env(), **env}, launch=SCRIPT, gpus=self._gpus,
+        )
+        return PassingSide(CandidateTester(backend, slots, self._jobs), slots, python, env, options.timeout)
+
+    def _passing_check(self, oracle: Oracle, text: str) -> Callable[[str, Cancel], bool | None]:
+        """The original passes on side A (else NotReproducible, one line); candidates then must too."""
+        side = self._passing
+        assert side is not None
+        side.oracle = oracle
+        side.tester.probe = self._active_tester.probe
+        reason = side.why_not_passing(text, side.tester.new_cancel_event())
+        if reason is not None:
+            raise NotReproducible(reason, "")
+        self._rule = f"{self._rule}; passes with {side.describe()}"
+        return side.passes
 
     def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
         """`judge` with the wrong-answer rule when the failure is a failing comparison (engine/wrong_answer.py)."""
@@ -972,6 +1006,9 @@ class Reduction:
                         observed = seen
                 if runs:
                     self._final_observation = observed
+                if failures and checker.rules.passes_on is not None:
+                    if not checker.rules.passes_on(text, checker.new_cancel_event()):
+                        failures = 0  # it fails on side A too (engine/passing_side.py)
                 if failures and checker.rules.frozen is not None:
                     probed = checker.rules.frozen.probe(text)
                     probe = None if probed is None else checker.run(probed, self.options.timeout, checker.new_cancel_event())

@@ -49,6 +49,8 @@ ENGINE_OPTIONS: dict[str, EngineOption] = {
     "test": EngineOption("test"),  # a pytest node id inside the file: reduce that failing test
     "gpus": EngineOption("gpus"),  # "", "auto" or "0,1": one GPU per running program
     "rayAddress": EngineOption("ray_address"),  # with backend "ray": the cluster ("" RAY_ADDRESS or a local one)
+    "passesWith": EngineOption("passes_with"),  # works with A: another interpreter where the program passes
+    "passesWithEnv": EngineOption("passes_with_env"),  # ["NAME=VALUE", ...]: A is this interpreter with these set
 }
 
 # autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
@@ -180,6 +182,10 @@ def _as_type(name: str, value, hint):
         return number
     if hint is str and not isinstance(value, str):
         raise RunError(f"{name} must be a string, got {value!r}")
+    if typing.get_origin(hint) is tuple:  # a list of strings
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise RunError(f"{name} must be a list of strings, got {value!r}")
+        return tuple(value)
     return value
 
 
