@@ -116,3 +116,72 @@ def test_the_server_takes_passes_with():
     assert options.passes_with == sys.executable and options.passes_with_env == ("NO_FAST_PATH=1",)
     with pytest.raises(Exception, match="passesWithEnv must be a list of strings"):
         MinimizeRequest.parse(({"uri": "file:///x.py", "errMsg": "boom", "passesWithEnv": "A=1"},)).options(None, "/")
+
+
+PRECISION = '''\
+import math
+import numpy as np
+
+SCALE = 1.0001
+weights = np.ones(4, dtype=np.float32) * np.float32(0.1)
+labels = ["w%d" % i for i in range(len(weights))]
+
+
+def accumulate(ws, steps):
+    acc = 0.0
+    for _ in range(steps):
+        for w in ws:
+            acc = acc + w * SCALE  # numpy 2 (NEP 50): float32 * float stays float32
+    return acc
+
+
+def reference(ws, steps):
+    return sum(float(w) * SCALE for _ in range(steps) for w in ws)
+
+
+def describe(ws):
+    return ", ".join(f"{name}={w:.3f}" for name, w in zip(labels, ws))
+
+
+print("numpy", np.__version__, describe(weights))
+total = accumulate(weights, 250)
+assert math.isclose(total, reference(weights, 250), rel_tol=1e-9), (total, reference(weights, 250))
+print("ok")
+'''
+
+
+@pytest.fixture(scope="module")
+def numpy1_python(tmp_path_factory):
+    """A real second virtual environment with numpy 1.26.4 (side A); skipped when pip cannot install it."""
+    import numpy
+
+    if not numpy.__version__.startswith("2."):
+        pytest.skip(f"side B needs numpy 2 here, this environment has {numpy.__version__}")
+    venv = tmp_path_factory.mktemp("numpy1") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "numpy==1.26.4"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"pip cannot install numpy==1.26.4 here: {done.stderr.strip().splitlines()[-1:]}")
+    return str(python)
+
+
+def test_another_interpreter_with_an_older_numpy_is_side_a(program, numpy1_python, no_leftovers):
+    path = program("precision.py", PRECISION)
+    reduction = Reduction(path.read_text(), str(path), ReduceOptions(
+        failure=FailureSpec.wrong_answer(), cwd=str(path.parent), passes_with=numpy1_python), lambda event: None)
+    summary = reduction.run()
+    assert summary.verified, summary.describe()
+    assert f"passes with {numpy1_python}" in summary.rule
+    assert runs(summary.text, path.parent, python=numpy1_python)[0] == 0
+    status, output = runs(summary.text, path.parent)
+    assert status == 1 and "AssertionError" in output
+    assert "describe" not in summary.text and "labels" not in summary.text
+    from autodd_lsp.report import bug_report
+
+    report = bug_report(summary, str(path), str(path.with_suffix(".min.py")), "",
+                        ReduceOptions(failure=FailureSpec.wrong_answer(), passes_with=numpy1_python))
+    section = report[report.index("## Works with A, fails with B"):]
+    assert f"A (passes): `{numpy1_python}`" in section
+    assert "| `numpy` | numpy 1.26.4 | numpy 2." in section and "differs" in section

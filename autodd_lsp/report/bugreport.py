@@ -44,6 +44,7 @@ from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.operands import difference_summary
 from autodd_lsp.oracle.signals import signal_name
+from autodd_lsp.report.sides import sides_section
 from autodd_lsp.shell import shell_word
 from autodd_lsp.syntax.parsing import parse
 
@@ -197,12 +198,14 @@ def imported_modules(text: str) -> list[str]:
     return found
 
 
-def probe_environment(text: str, python: str, folder: str, timeout: float = PROBE_TIMEOUT_S) -> Environment:
+def probe_environment(text: str, python: str, folder: str, timeout: float = PROBE_TIMEOUT_S,
+                      env: dict[str, str] | None = None) -> Environment:
     """Ask `python` for its version and the packages behind the imports of `text`.
 
     `folder` is where the program's own modules live (the source's folder); the
     probe runs from an empty temporary folder, so a file of the program cannot
-    shadow a module the probe itself needs.
+    shadow a module the probe itself needs. `env`: variables set for it (side A of
+    `--passes-with-env`).
     """
     imports = tuple(imported_modules(text))
     try:
@@ -210,6 +213,7 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
             done = subprocess.run(
                 [python, "-c", _PROBE, os.path.abspath(folder), json.dumps(list(imports))],
                 cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
+                env={**os.environ, **env} if env else None,
             )
     except subprocess.TimeoutExpired:
         return Environment(error=f"the probe of {python} did not finish in {timeout:g} s", imports=imports)
@@ -307,6 +311,7 @@ def bug_report(
         "",
         *_environment_lines(environment),
         "",
+        *sides_section(summary.text, options, os.path.dirname(os.path.abspath(source_path)), environment),
         "## Reduction",
         "",
         "| | non-blank lines | AST nodes |",
