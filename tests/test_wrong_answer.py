@@ -154,3 +154,13 @@ def test_the_server_takes_wrong_answer():
     assert spec == FailureSpec.wrong_answer()
     assert failure_arguments(spec) == {"wrongAnswer": True}
     assert spec.command_line() == ["--wrong-answer"]
+
+
+def test_the_cli_suggests_wrong_answer_with_what_differed(tmp_path):
+    path = tmp_path / "entropy.py"
+    path.write_text(NAN)
+    done = subprocess.run([sys.executable, "-m", "autodd_lsp", str(path)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, check=False)
+    assert done.returncode == 2
+    line = next(line for line in done.stderr.splitlines() if "--wrong-answer" in line)
+    assert "# keep this wrong answer: np.allclose at line 19: 2 of 4 elements differ" in line and "2 NaN" in line
