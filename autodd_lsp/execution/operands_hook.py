@@ -81,8 +81,9 @@ def _number(x):
     return x if math.isfinite(x) else repr(x)
 
 
-def _difference(actual, expected):
-    """Elements differing, the greatest absolute and relative difference and where."""
+def _difference(actual, expected, kwargs):
+    """Elements differing beyond the call's tolerance (its rtol/atol, else 1e-5/1e-8), the greatest
+    absolute and relative difference and where."""
     numpy = sys.modules.get("numpy")
     _, _, a = _as_array(actual)
     _, _, b = _as_array(expected)
@@ -98,7 +99,13 @@ def _difference(actual, expected):
         diff = numpy.where(numpy.isnan(diff), numpy.inf, diff)
         rel = numpy.where(diff == 0, 0.0, diff / numpy.abs(b))
     rel = numpy.where(numpy.isnan(rel), numpy.inf, rel)
-    out = {"size": int(a.size), "differ": int((diff != 0).sum())}
+    rtol, atol = kwargs.get("rtol", 1e-5), kwargs.get("atol", 1e-8)
+    try:
+        beyond = diff > float(atol if atol is not None else 1e-8) + float(rtol if rtol is not None else 1e-5) * numpy.abs(b)
+    except (TypeError, ValueError):
+        beyond = diff != 0
+    beyond = beyond | (numpy.isnan(a) != numpy.isnan(b))
+    out = {"size": int(a.size), "differ": int(beyond.sum())}
     if a.size:
         where = int(numpy.argmax(diff))
         out.update(max_abs=_number(diff.reshape(-1)[where]), max_abs_at=_index(where, a.shape),
@@ -131,7 +138,7 @@ def _write(name, args, kwargs, line):
             operands.append(kwargs[key])
     record = {"function": name, "line": line, "operands": [_digest(x) for x in operands]}
     if len(operands) == 2:
-        record["difference"] = _difference(operands[0], operands[1])
+        record["difference"] = _difference(operands[0], operands[1], kwargs)
     os.write(2, ("\n<autodd-operands:" + json.dumps(record, separators=(",", ":")) + ">\n").encode())
 
 
