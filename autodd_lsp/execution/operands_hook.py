@@ -81,8 +81,28 @@ def _number(x):
     return x if math.isfinite(x) else repr(x)
 
 
-def _difference(actual, expected, kwargs):
-    """Elements differing beyond the call's tolerance (its rtol/atol, else 1e-5/1e-8), the greatest
+# Each function's own default tolerance (rtol, atol); assert_close's depends on the dtype.
+_DEFAULT_TOLERANCE = {"assert_allclose": (1e-7, 0.0), "assert_array_equal": (0.0, 0.0), "equal": (0.0, 0.0),
+                      "array_equal": (0.0, 0.0), "assert_array_almost_equal": (0.0, 1.5e-6), "isclose": (1e-9, 0.0)}
+_CLOSE_BY_DTYPE = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+                   "float64": (1e-7, 1e-7)}
+
+
+def _tolerance(name, actual, kwargs):
+    short = name.rsplit(".", 1)[-1]
+    rtol, atol = _DEFAULT_TOLERANCE.get(short, (1e-5, 1e-8))
+    if short == "assert_close":
+        rtol, atol = _CLOSE_BY_DTYPE.get(str(getattr(actual, "dtype", "")).replace("torch.", ""), (0.0, 0.0))
+    if short == "assert_array_almost_equal":
+        atol = 1.5 * 10.0 ** -int(kwargs.get("decimal", 6))
+    if short == "isclose":
+        rtol, atol = kwargs.get("rel_tol", rtol), kwargs.get("abs_tol", atol)
+    rtol, atol = kwargs.get("rtol", rtol), kwargs.get("atol", atol)
+    return float(rtol if rtol is not None else 0.0), float(atol if atol is not None else 0.0)
+
+
+def _difference(actual, expected, tolerance):
+    """Elements differing beyond the comparison's tolerance (given, else its own default), the greatest
     absolute and relative difference and where."""
     numpy = sys.modules.get("numpy")
     _, _, a = _as_array(actual)
@@ -99,12 +119,8 @@ def _difference(actual, expected, kwargs):
         diff = numpy.where(numpy.isnan(diff), numpy.inf, diff)
         rel = numpy.where(diff == 0, 0.0, diff / numpy.abs(b))
     rel = numpy.where(numpy.isnan(rel), numpy.inf, rel)
-    rtol, atol = kwargs.get("rtol", 1e-5), kwargs.get("atol", 1e-8)
-    try:
-        beyond = diff > float(atol if atol is not None else 1e-8) + float(rtol if rtol is not None else 1e-5) * numpy.abs(b)
-    except (TypeError, ValueError):
-        beyond = diff != 0
-    beyond = beyond | (numpy.isnan(a) != numpy.isnan(b))
+    rtol, atol = tolerance
+    beyond = (diff > atol + rtol * numpy.abs(b)) | (numpy.isnan(a) != numpy.isnan(b))
     out = {"size": int(a.size), "differ": int(beyond.sum())}
     if a.size:
         where = int(numpy.argmax(diff))
@@ -138,7 +154,7 @@ def _write(name, args, kwargs, line):
             operands.append(kwargs[key])
     record = {"function": name, "line": line, "operands": [_digest(x) for x in operands]}
     if len(operands) == 2:
-        record["difference"] = _difference(operands[0], operands[1], kwargs)
+        record["difference"] = _difference(operands[0], operands[1], _tolerance(name, operands[0], kwargs))
     os.write(2, ("\n<autodd-operands:" + json.dumps(record, separators=(",", ":")) + ">\n").encode())
 
 
