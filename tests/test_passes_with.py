@@ -79,6 +79,7 @@ def runs(text, folder, env=None, python=sys.executable):
     return done.returncode, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_an_environment_variable_side_keeps_what_the_variable_switches(program, no_leftovers):
     path = program("fast.py", FAST_PATH)
     summary = reduce(path, passes_with_env=("NO_FAST_PATH=1",))
@@ -95,6 +96,7 @@ def test_an_environment_variable_side_keeps_what_the_variable_switches(program, 
     assert runs(loose.text, path.parent, {"NO_FAST_PATH": "1"})[0] == 1
 
 
+@pytest.mark.slow
 def test_the_original_must_pass_on_side_a(program, no_leftovers):
     path = program("fast.py", FAST_PATH)
     with pytest.raises(NotReproducible, match=r"does not pass with .* with NO_FAST_PATH=0: it exited with status 1"):
@@ -167,6 +169,7 @@ def numpy1_python(tmp_path_factory):
     return str(python)
 
 
+@pytest.mark.slow
 def test_another_interpreter_with_an_older_numpy_is_side_a(program, numpy1_python, no_leftovers):
     path = program("precision.py", PRECISION)
     reduction = Reduction(path.read_text(), str(path), ReduceOptions(

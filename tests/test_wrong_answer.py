@@ -61,6 +61,7 @@ def reduce(path, failure, **options):
     return reduction.run()
 
 
+@pytest.mark.slow
 def test_the_probe_changes_no_line_and_nothing_printed(tmp_path):
     plain = run(tmp_path / "plain.py", NAN)
     probed_source = probed_text(NAN)
@@ -76,6 +77,7 @@ def test_the_probe_changes_no_line_and_nothing_printed(tmp_path):
     assert "2 NaN" in difference_summary(record)
 
 
+@pytest.mark.slow
 def test_a_candidate_that_keeps_the_comparison_but_changes_its_operands_is_rejected(tmp_path):
     path = tmp_path / "softmax.py"
     originals = [run(path, probed_text(SOFTMAX)) for _ in range(2)]
@@ -99,6 +101,7 @@ def test_a_candidate_that_keeps_the_comparison_but_changes_its_operands_is_rejec
     assert not rule.accepts(reseeded.comparisons, lambda line: frozenset({line}))
 
 
+@pytest.mark.slow
 def test_a_wrong_answer_reduces_and_keeps_the_buggy_function(program):
     path = program("softmax.py", SOFTMAX)
     summary = reduce(path, FailureSpec.message(MESSAGE))
@@ -114,6 +117,7 @@ def test_a_wrong_answer_reduces_and_keeps_the_buggy_function(program):
     assert "1e-3" not in loose.text, loose.text
 
 
+@pytest.mark.slow
 def test_wrong_answer_keeps_the_nans_where_they_were(program):
     path = program("entropy.py", NAN)
     summary = reduce(path, FailureSpec.wrong_answer())
@@ -141,6 +145,7 @@ def test_wrong_answer_keeps_the_nans_where_they_were(program):
     assert done.returncode == 0, done.stdout
 
 
+@pytest.mark.slow
 def test_wrong_answer_needs_a_failing_comparison(program):
     from autodd_lsp.engine import NotReproducible
 
@@ -156,6 +161,7 @@ def test_the_server_takes_wrong_answer():
     assert spec.command_line() == ["--wrong-answer"]
 
 
+@pytest.mark.slow
 def test_the_cli_suggests_wrong_answer_with_what_differed(tmp_path):
     path = tmp_path / "entropy.py"
     path.write_text(NAN)

@@ -14,7 +14,7 @@ import pytest
 from tests.support import program_text
 
 pytest.importorskip("tilelang", reason="needs the tilelang extra (pip install torch==2.13.0 -e '.[tilelang]')")
-pytestmark = pytest.mark.tilelang
+pytestmark = [pytest.mark.tilelang, pytest.mark.slow]
 
 MESSAGE = "Tensor-likes are not close"
 
