@@ -16,7 +16,7 @@ import pytest
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.operand_probe import probed_text, split_markers
-from autodd_lsp.engine.wrong_answer import from_runs
+from autodd_lsp.engine.operand_rule import from_runs
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import difference_summary, same_operands
 from autodd_lsp.report import bug_report, regression_test

@@ -24,7 +24,6 @@ from dataclasses import replace
 from typing import Any
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.engine import wrong_answer
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import (
@@ -56,6 +55,7 @@ from autodd_lsp.engine.judge import (
     replace_judge,
 )
 from autodd_lsp.engine.operand_probe import probed_text
+from autodd_lsp.engine.operand_rule import from_runs, may_be_comparison
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.person import (
@@ -164,7 +164,7 @@ class Reduction:
         self._original_observation: Observation | None = None
         self._final_observation: Observation | None = None
         self._passing: PassingSide | None = None  # side A of --passes-with (engine/passing_side.py)
-        self._original_comparison: dict[str, Any] | None = None  # the failing comparison's record (wrong_answer.py)
+        self._original_comparison: dict[str, Any] | None = None  # the failing comparison's record (operand_rule.py)
         self._final_comparison: dict[str, Any] | None = None
         self._values: RecordedValues | None = None
         self._values_done = threading.Event()
@@ -331,7 +331,7 @@ class Reduction:
         tester, options, text, spec = self._active_tester, self.options, self.original_text, self._spec
         timeout = options.timeout
         if spec.kind == "wrong-answer":
-            tester.probe = probed_text  # the failure is seen in the probe's records (engine/wrong_answer.py)
+            tester.probe = probed_text  # the failure is seen in the probe's records (engine/operand_rule.py)
         runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
             return
@@ -441,17 +441,17 @@ class Reduction:
         return side.passes
 
     def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
-        """`judge` with the wrong-answer rule when the failure is a failing comparison (engine/wrong_answer.py)."""
+        """`judge` with the wrong-answer rule when the failure is a failing comparison (engine/operand_rule.py)."""
         tester, kind = self._active_tester, self._spec.kind
         if self.options.match != "same" or self._pytest is not None:
             return judge
         if kind == "wrong-answer":
-            rule, note = wrong_answer.from_runs(runs[:2], "first", self._original_statements.of_line)
-        elif kind in ("message", "regex", "exit-code") and wrong_answer.may_be_comparison(runs[0], first):
+            rule, note = from_runs(runs[:2], "first", self._original_statements.of_line)
+        elif kind in ("message", "regex", "exit-code") and may_be_comparison(runs[0], first):
             assert first is not None and first.place is not None
             tester.probe = probed_text
             probed = [self._run_original(), self._run_original()]
-            rule, note = wrong_answer.from_runs(
+            rule, note = from_runs(
                 [r for r in probed if judge.is_interesting(r, self.original_text, self._original_statements.of_line)],
                 "last", self._original_statements.of_line, first.place.program_line)
             if rule is None:

@@ -44,7 +44,7 @@ from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.operands import difference_summary
 from autodd_lsp.oracle.signals import signal_name
-from autodd_lsp.report.sides import sides_section
+from autodd_lsp.report.sides import side_a, sides_section
 from autodd_lsp.shell import shell_word
 from autodd_lsp.syntax.parsing import parse
 
@@ -239,6 +239,14 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
     )
 
 
+def _sides(text: str, options: ReduceOptions, folder: str, environment: Environment) -> list[str]:
+    """The works-with-A section (report/sides.py), side A probed as B was."""
+    side = side_a(options)
+    if side is None:
+        return []
+    return sides_section(options, probe_environment(text, side[0], folder, env=side[1]), environment)
+
+
 def _comparison_lines(summary: Summary, source_name: str, output_name: str) -> list[str]:
     """The failing numeric comparison's operands, original and reproducer (oracle/operands.py), or nothing."""
     if summary.original_comparison is None:
@@ -311,7 +319,7 @@ def bug_report(
         "",
         *_environment_lines(environment),
         "",
-        *sides_section(summary.text, options, os.path.dirname(os.path.abspath(source_path)), environment),
+        *_sides(summary.text, options, os.path.dirname(os.path.abspath(source_path)), environment),
         "## Reduction",
         "",
         "| | non-blank lines | AST nodes |",

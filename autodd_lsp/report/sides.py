@@ -9,24 +9,26 @@ between two releases is read off the first rows. Side A is probed as B is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from autodd_lsp.engine import ReduceOptions
 from autodd_lsp.engine.passing_side import describe_side, parse_env
 
-if TYPE_CHECKING:
-    from autodd_lsp.report.bugreport import Environment
 
-
-def sides_section(text: str, options: ReduceOptions, folder: str, b_side: Environment) -> list[str]:
-    """The section's lines (with a blank line after), or none without a side A."""
+def side_a(options: ReduceOptions) -> tuple[str, dict[str, str]] | None:
+    """Side A's interpreter and variables, or None when the reduction had none."""
     if not (options.passes_with or options.passes_with_env):
-        return []
-    from autodd_lsp.report.bugreport import probe_environment
+        return None
+    return options.passes_with or options.python, parse_env(options.passes_with_env)
 
-    env = parse_env(options.passes_with_env)
-    python = options.passes_with or options.python
-    a_side = probe_environment(text, python, folder, env=env)
+
+def sides_section(options: ReduceOptions, a_side: Any, b_side: Any) -> list[str]:
+    """The section's lines (with a blank line after), or none without a side A; `a_side` and
+    `b_side` are `bugreport.Environment`s probed on each side."""
+    side = side_a(options)
+    if side is None:
+        return []
+    python, env = side
     lines = [
         "## Works with A, fails with B",
         "",
@@ -45,9 +47,9 @@ def sides_section(text: str, options: ReduceOptions, folder: str, b_side: Enviro
     return [*lines, "| module | A | B | |", "|---|---|---|---|", *rows, ""]
 
 
-def _versions(package: object) -> str:
+def _versions(package: Any) -> str:
     distributions = getattr(package, "distributions", ())
     return ", ".join(f"{d} {v}" for d, v in distributions) or getattr(package, "where", "") or "?"
 
 
-__all__ = ["sides_section"]
+__all__ = ["side_a", "sides_section"]
