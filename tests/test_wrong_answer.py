@@ -112,6 +112,14 @@ def test_a_wrong_answer_reduces_and_keeps_the_buggy_function(program):
     assert "layer_norm" not in result and "bench" not in result and "argparse" not in result
     assert summary.original_comparison is not None and summary.final_comparison is not None
     assert same_operands(summary.original_comparison, summary.final_comparison)
+    # its regression test checks the comparison, not only the message
+    test = path.parent / "test_softmax.py"
+    test.write_text(regression_test(summary, str(path), str(path.with_suffix(".min.py")), MESSAGE,
+                                    ReduceOptions(failure=FailureSpec.message(MESSAGE))))
+    assert "COMPARISON = 'numpy.testing.assert_allclose'" in test.read_text()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                          capture_output=True, text=True, timeout=120, cwd=path.parent, check=False)
+    assert done.returncode == 1 and "numpy.testing.assert_allclose fails at line" in done.stdout, done.stdout
     # without the rule, the same failure line slips to values the program never had
     loose = reduce(path, FailureSpec.message(MESSAGE), match="substring")
     assert "1e-3" not in loose.text, loose.text

@@ -28,7 +28,8 @@ reduction kept (`--crash`), the exit status (`--exit-code`), or, for `--hang`,
 a run still going at the reduction's own `--timeout` (the time limit is that
 one, not MIN_TIMEOUT_S: past it, the bug is there). For `--wrong-answer` the
 reproducer runs with AutoDD's operand probe (`execution/operands_hook.py`,
-embedded), and the test fails while the same comparison fails on the same line.
+embedded), and the test fails while the same comparison fails on the same line; so
+does the test of any reduction that kept a failing comparison's operands.
 """
 
 from __future__ import annotations
@@ -223,6 +224,8 @@ def regression_test(
     `err_msg` is the message kept, or "" when `options` keeps another kind of failure.
     """
     spec = FailureSpec.message(err_msg) if err_msg else options.spec
+    if summary.original_comparison is not None:  # the same wrong answer was kept: the test checks the comparison
+        spec = FailureSpec.wrong_answer()
     signal_number = spec.signal_number if spec.kind == "crash" else None
     if spec.kind == "crash" and signal_number is None:
         signal_number = summary.signal  # any signal was asked for: the one the reduction kept
