@@ -20,7 +20,7 @@ from autodd_lsp.engine.operand_rule import from_runs
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import difference_summary, same_operands
 from autodd_lsp.report import bug_report, regression_test
-from autodd_lsp.server.request import failure_arguments, failure_from_arguments
+from autodd_lsp.server.request import failure_from_arguments
 from tests.support import program_text
 
 SOFTMAX = program_text("softmax_wrong.py")
@@ -165,7 +165,7 @@ def test_wrong_answer_needs_a_failing_comparison(program):
 def test_the_server_takes_wrong_answer():
     spec = failure_from_arguments({"wrongAnswer": True})
     assert spec == FailureSpec.wrong_answer()
-    assert failure_arguments(spec) == {"wrongAnswer": True}
+    assert spec.arguments() == {"wrongAnswer": True}
     assert spec.command_line() == ["--wrong-answer"]
 
 

@@ -20,19 +20,13 @@ import ast
 import json
 import re
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from autodd_lsp.execution import RunResult
+from autodd_lsp.oracle.operands import probe_source
 
-_HOOK = (Path(__file__).resolve().parent.parent / "execution" / "operands_hook.py").read_text(encoding="utf-8")
-_PROBE = "exec(compile(" + repr(_HOOK) + ', "<autodd operands probe>", "exec"), {"__name__": "_autodd_operands"}); '
+_PROBE = "exec(compile(" + repr(probe_source()) + ', "<autodd operands probe>", "exec"), {"__name__": "_autodd_operands"}); '
 _MARKER = re.compile(rb"\n?<autodd-operands:(\{[^\n]*\})>\n")
-
-
-def operands_hook_source() -> str:
-    """The probe's own source (standalone: the regression test embeds it too)."""
-    return _HOOK
 
 
 def probed_text(text: str) -> str | None:

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester
 from autodd_lsp.engine.errors import UsageError
-from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import Backend, RunResult
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.run import Oracle
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

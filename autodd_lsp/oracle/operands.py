@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from autodd_lsp.oracle.run import Run
@@ -45,6 +47,13 @@ COMPARISONS = (
     "numpy.testing.assert_array_equal", "numpy.testing.assert_array_almost_equal", "numpy.allclose",
     "numpy.array_equal", "math.isclose",
 )
+
+
+@cache
+def probe_source() -> str:
+    """The source of the probe that makes the records (`execution/operands_hook.py`, standalone: it is
+    run inside probed programs and embedded in regression tests, never imported)."""
+    return (Path(__file__).resolve().parent.parent / "execution" / "operands_hook.py").read_text(encoding="utf-8")
 
 
 def chosen(records: Sequence[Record], which: str) -> Record | None:
@@ -166,5 +175,5 @@ def _at(index: object) -> str:
     return "(" + ", ".join(str(i) for i in index) + ")" if isinstance(index, list) else "?"
 
 
-__all__ = ["COMPARISONS", "OperandRule", "WrongAnswerOracle", "chosen", "difference_summary",
+__all__ = ["COMPARISONS", "OperandRule", "WrongAnswerOracle", "chosen", "difference_summary", "probe_source",
            "same_operands", "varying_fields"]

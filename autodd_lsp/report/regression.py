@@ -22,14 +22,12 @@ library and pytest. Its one test
   ModuleNotFoundError without the message: the test cannot tell whether the bug
   is fixed where the reproducer cannot run.
 
-For a failure without a message (`FailureSpec`), the check is the kind's: a
+For a failure without a message (`FailureSpec`), the check is the kind's (its
+module in `autodd_lsp/kinds/` holds the test's constants, helpers and check): a
 line matching the regular expression (`--err-regex`), death by the signal the
 reduction kept (`--crash`), the exit status (`--exit-code`), or, for `--hang`,
 a run still going at the reduction's own `--timeout` (the time limit is that
-one, not MIN_TIMEOUT_S: past it, the bug is there). For `--wrong-answer` the
-reproducer runs with AutoDD's operand probe (`execution/operands_hook.py`,
-embedded), and the test fails while the same comparison fails on the same line; so
-does the test of any reduction that kept a failing comparison's operands.
+one, not MIN_TIMEOUT_S: past it, the bug is there).
 """
 
 from __future__ import annotations
@@ -41,10 +39,9 @@ import re
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.operand_probe import operands_hook_source
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.files import source_encoding
-from autodd_lsp.oracle.signals import signal_name
+from autodd_lsp.kinds.wrong_answer import kept_comparison
 
 MIN_TIMEOUT_S = 60.0
 
@@ -57,8 +54,6 @@ fresh interpreter, as `python {output_name}`. {while_there}
 It needs only the standard library and pytest.
 """
 
-import json
-import os
 import re
 import signal
 import subprocess
@@ -79,47 +74,7 @@ REPRODUCER = {reproducer_literal}
 _FRAME_HEADER = re.compile(r'^\\s*File "[^"]*", line \\d+')
 '''
 
-# Per kind: what the docstring says, the constants, the helpers, the test's check of `done`.
-_WHILE_THERE = {
-    "message": "While the bug is there its output\nshows MESSAGE, and the test fails and shows that line; once the failure no\nlonger shows, the test passes.",
-    "regex": "While the bug is there a line of its\noutput matches PATTERN, and the test fails and shows that line; once no line\nmatches, the test passes.",
-    "crash": "While the bug is there it is killed\nby SIGNAL, and the test fails; once it is not, the test passes.",
-    "exit-code": "While the bug is there it exits with\nstatus EXIT_STATUS, and the test fails; once it does not, the test passes.",
-    "wrong-answer": "It runs with a probe that reports\nthe numeric comparisons that fail (HOOK, AutoDD's own). While the bug is there\nCOMPARISON fails at line LINE, and the test fails and shows what differed; once\nit no longer fails there, the test passes.",
-    "hang": "While the bug is there it is still\nrunning after TIMEOUT_S seconds (a hang), and the test fails; once it ends in\ntime, the test passes.",
-}
-
-_QUOTES = '''
-
-def unquoted_lines(output):
-    """The lines of `output`, less the source lines a traceback quotes."""
-    found, after_header = [], False
-    for line in output.splitlines():
-        quoted = after_header and line.startswith("    ")
-        after_header = bool(_FRAME_HEADER.match(line))
-        if not quoted:
-            found.append(line)
-    return found
-'''
-
-_HELPERS = {
-    "message": _QUOTES + '''
-
-def lines_showing(message, output):
-    """Lines of `output` that show `message`, leaving out the source lines a traceback quotes."""
-    if "\\n" in message:
-        return [output] if message in output else []
-    return [line for line in unquoted_lines(output) if message in line]
-''',
-    "regex": _QUOTES + '''
-
-def lines_showing(pattern, output):
-    """Where `pattern` matches `output` (as re.search does), leaving out the source lines a traceback quotes."""
-    text = "\\n".join(unquoted_lines(output))
-    return [match.group(0) for match in pattern.finditer(text)]
-''',
-}
-
+# What runs the reproducer; the kind's check of `done` follows (its module in autodd_lsp/kinds).
 _RUN = '''
 
 def test_{test_name}_no_longer_fails(tmp_path):
@@ -128,7 +83,7 @@ def test_{test_name}_no_longer_fails(tmp_path):
         done = subprocess.run(
             [sys.executable, *COMMAND],
             cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            timeout=TIMEOUT_S, env={{**os.environ, "AUTODD_HOOK": globals().get("HOOK", "")}},
+            timeout=TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{timed_out}")
@@ -136,80 +91,6 @@ def test_{test_name}_no_longer_fails(tmp_path):
     tail = "\\n".join(output.rstrip().splitlines()[-20:])
     missing = [line for line in output.splitlines() if line.startswith("ModuleNotFoundError:")]
 '''
-
-_CHECKS = {
-    "message": '''\
-    shown = lines_showing(MESSAGE, output)
-    if not shown and missing and "ModuleNotFoundError" not in MESSAGE and "No module named" not in MESSAGE:
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-    assert not shown, (
-        f"the bug is still there: python {REPRODUCER_NAME} (exit status {done.returncode}) shows\\n"
-        + "\\n".join(shown)
-        + f"\\n--- the end of its output ---\\n{tail}"
-    )
-''',
-    "regex": '''\
-    shown = lines_showing(PATTERN, output)
-    if not shown and missing and not PATTERN.search("\\n".join(missing)):
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-    assert not shown, (
-        f"the bug is still there: the output of python {REPRODUCER_NAME} (exit status {done.returncode}) "
-        f"matches {PATTERN.pattern!r}:\\n" + "\\n".join(shown)
-        + f"\\n--- the end of its output ---\\n{tail}"
-    )
-''',
-    "crash": '''\
-    if done.returncode != -SIGNAL and missing:
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-    assert done.returncode != -SIGNAL, (
-        f"the bug is still there: python {REPRODUCER_NAME} is killed by {signal.Signals(SIGNAL).name}"
-        f"\\n--- the end of its output ---\\n{tail}"
-    )
-''',
-    "exit-code": '''\
-    if done.returncode != EXIT_STATUS and missing:
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-    assert done.returncode != EXIT_STATUS, (
-        f"the bug is still there: python {REPRODUCER_NAME} exits with status {EXIT_STATUS}"
-        f"\\n--- the end of its output ---\\n{tail}"
-    )
-''',
-    "wrong-answer": '''\
-    records = [json.loads(found) for found in re.findall(r"<autodd-operands:(\\{.*\\})>", output)]
-    failed = [r for r in records if r.get("function") == COMPARISON and r.get("line") == LINE]
-    if not failed and missing:
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-    assert not failed, (
-        f"the bug is still there: {COMPARISON} fails at line {LINE} of {REPRODUCER_NAME}: "
-        f"{failed[0].get('difference')}\\n--- the end of its output ---\\n{tail}"
-    )
-''',
-    "hang": '''\
-    if missing:
-        pytest.fail(f"cannot tell whether the bug is fixed: python {REPRODUCER_NAME} cannot run here: {missing[-1]}")
-''',
-}
-
-
-def _constants(spec: FailureSpec, signal_number: int | None, comparison: dict | None = None) -> str:
-    if spec.kind == "message":
-        return f"MESSAGE = {spec.value!r}"
-    if spec.kind == "regex":
-        return f"PATTERN = re.compile({spec.value!r})"
-    if spec.kind == "crash":
-        if signal_number is None:
-            raise ValueError("a regression test of a crash needs its signal")
-        return f"SIGNAL = signal.{signal_name(signal_number)}.value"
-    if spec.kind == "exit-code":
-        return f"EXIT_STATUS = {spec.value!r}"
-    if spec.kind == "wrong-answer":
-        record = comparison or {}
-        return (f"COMPARISON = {record.get('function')!r}\nLINE = {record.get('line')!r}\n"
-                f"HOOK = {operands_hook_source()!r}\n"
-                "RUN_PROBED = \"import os, runpy, sys; exec(compile(os.environ['AUTODD_HOOK'], '<probe>', 'exec'), "
-                "{'__name__': '_autodd_operands'}); sys.argv = sys.argv[1:]; sys.path.insert(0, '.'); "
-                "runpy.run_path(sys.argv[0], run_name='__main__')\"")
-    return "# No constant: the failure is the hang itself (see TIMEOUT_S)."
 
 
 def regression_test(
@@ -223,12 +104,11 @@ def regression_test(
 
     `err_msg` is the message kept, or "" when `options` keeps another kind of failure.
     """
-    spec = FailureSpec.message(err_msg) if err_msg else options.spec
-    if summary.original_comparison is not None:  # the same wrong answer was kept: the test checks the comparison
-        spec = FailureSpec.wrong_answer()
-    signal_number = spec.signal_number if spec.kind == "crash" else None
-    if spec.kind == "crash" and signal_number is None:
-        signal_number = summary.signal  # any signal was asked for: the one the reduction kept
+    spec = (FailureSpec.message(err_msg) if err_msg else options.spec).kept(summary.signal)
+    comparison = summary.final_comparison or summary.original_comparison
+    if comparison is not None:  # the same wrong answer was kept: the test checks that comparison, whatever the kind
+        spec = FailureSpec.wrong_answer(kept_comparison(comparison))
+    kind = spec.rules
     source_name, output_name = os.path.basename(source_path), os.path.basename(output_path)
     text = summary.text
     encoding = source_encoding(text)
@@ -237,29 +117,25 @@ def regression_test(
     except UnicodeEncodeError:
         encoding = "utf-8"  # as autodd_lsp.files.source_bytes writes such a text
     # A hang is judged by the limit the reduction used; anything else gets room to finish.
-    timeout = float(options.timeout if spec.kind == "hang" else max(options.timeout, MIN_TIMEOUT_S))
-    timed_out = (
-        "the bug is still there: python {REPRODUCER_NAME} still runs after {TIMEOUT_S:g} s"
-        if spec.kind == "hang" else "python {REPRODUCER_NAME} did not finish within {TIMEOUT_S:g} s"
-    )
+    timeout = float(kind.regression_limit(options.timeout, MIN_TIMEOUT_S))
     module = _HEADER.format(
         version=__version__,
         source_name=_docstring_safe(source_name),
         output_name=_docstring_safe(output_name),
-        while_there=_WHILE_THERE[spec.kind],
+        while_there=kind.regression_while_there,
         output_name_literal=repr(output_name),
-        command_literal=("['-c', RUN_PROBED, REPRODUCER_NAME]" if spec.kind == "wrong-answer" else
-                         repr(PytestTest(options.test).command(output_name) if options.test else [output_name])),
-        constants=_constants(spec, signal_number, summary.final_comparison or summary.original_comparison),
+        command_literal=kind.regression_command or repr(
+            PytestTest(options.test).command(output_name) if options.test else [output_name]),
+        constants=kind.regression_constants(spec.value),
         original_literal=repr(summary.original_failure_line),
         final_literal=repr(summary.final_failure_line),
         timeout=timeout,
         encoding_literal=repr(encoding),
         reproducer_literal=_text_literal(text),
     )
-    module += _HELPERS.get(spec.kind, "")
-    module += _RUN.format(test_name=_identifier(os.path.splitext(source_name)[0]), timed_out=timed_out)
-    module += _CHECKS[spec.kind]
+    module += kind.regression_helpers
+    module += _RUN.format(test_name=_identifier(os.path.splitext(source_name)[0]), timed_out=kind.regression_timed_out)
+    module += kind.regression_check
     compile(module, "regression test", "exec")  # a bug of ours, not the user's, if this fails
     return module
 
