@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -26,14 +27,14 @@ from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import probe_source
 
 _PROBE = "exec(compile(" + repr(probe_source()) + ', "<autodd operands probe>", "exec"), {"__name__": "_autodd_operands"}); '
+_PARSING = threading.Lock()
 _MARKER = re.compile(rb"\n?<autodd-operands:(\{[^\n]*\})>\n")
 
 
 def probed_text(text: str) -> str | None:
     """`text` with the hook run first, on the line of its first module-level simple statement."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = _parse(text)
+    if tree is None:
         return None
     statement = _first_simple(tree.body, top=True)
     if statement is None:
@@ -45,6 +46,21 @@ def probed_text(text: str) -> str | None:
     column = len(line.encode("utf-8")[:statement.col_offset].decode("utf-8", errors="replace"))
     at = offset + column
     return text[:at] + _PROBE + text[at:]
+
+
+def _parse(text: str) -> ast.Module | None:
+    """`text`'s tree, None if it does not parse. CPython 3.11's `ast.parse` can fail at random in
+    concurrent threads ("AST constructor recursion depth mismatch", a SystemError): tried again."""
+    for attempt in range(3):
+        try:
+            with _PARSING:
+                return ast.parse(text)
+        except SyntaxError:
+            return None
+        except SystemError:
+            if attempt == 2:
+                raise
+    return None
 
 
 def _first_simple(body: list[ast.stmt], top: bool = False) -> ast.stmt | None:
