@@ -181,6 +181,21 @@ class Kind:
         return max(timeout, minimum)
 
 
+class SwitchKind(Kind):
+    """A failure asked for by a flag without a value (`--hang`, `--wrong-answer`): `true` as its argument."""
+
+    def from_flag(self, given: Any) -> Any:
+        return None if given else NOT_GIVEN
+
+    def from_request(self, given: Any) -> Any:
+        if given is not True:
+            raise ValueError(f"{self.field} must be true")
+        return None
+
+    def to_request(self, value: Any) -> Any:
+        return True
+
+
 class PrintedKind(Kind):
     """A failure named by text the program prints (a message, a regular expression): a string
     argument, failure lines found by its oracle, and a pytest test must also fail as a test."""

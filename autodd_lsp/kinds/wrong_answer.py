@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.kind import NOT_GIVEN, Kind
+from autodd_lsp.kinds.kind import SwitchKind
 from autodd_lsp.oracle.operands import (
     WrongAnswerOracle,
     chosen,
@@ -26,7 +26,7 @@ from autodd_lsp.oracle.operands import (
 from autodd_lsp.oracle.run import Oracle, Run
 
 
-class WrongAnswer(Kind):
+class WrongAnswer(SwitchKind):
     name = "wrong-answer"
     flag = "--wrong-answer"
     flag_arguments: ClassVar[Mapping[str, Any]] = {
@@ -38,17 +38,6 @@ class WrongAnswer(Kind):
     records_values = False  # the original's values are the operands' own business here
     probes_operands = True  # every run, the original's too, is of the probed program
     regression_command = "['-c', RUN_PROBED, REPRODUCER_NAME]"
-
-    def from_flag(self, given: Any) -> Any:
-        return None if given else NOT_GIVEN
-
-    def from_request(self, given: Any) -> Any:
-        if given is not True:
-            raise ValueError(f"{self.field} must be true")
-        return None
-
-    def to_request(self, value: Any) -> Any:
-        return True
 
     def check(self, value: Any, name: str) -> None:
         if value is not None and not isinstance(value, str):  # a suggestion's value: what differed, in words
