@@ -211,7 +211,9 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
     for choice in question.choices:
-        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}", file=sys.stderr)
+        # a choice whose words say more than its flag (a wrong answer: what differed) says them
+        said = f"   # {choice.title}" if choice.spec.value is not None and not choice.spec.command_line()[1:] else ""
+        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}{said}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
