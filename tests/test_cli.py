@@ -215,8 +215,11 @@ SEGFAULT = "import ctypes\nprint('noise')\nunused = [1, 2]\nctypes.string_at(0)\
 @pytest.mark.parametrize(
     "flags, fragment",
     [
-        (["--err-msg", MESSAGE, "--crash"], "give one failure to keep (--err-msg, --err-regex, --crash, --exit-code "
-                                            "or --hang), not --err-msg and --crash"),
+        (["--err-msg", MESSAGE, "--crash"], "give one failure to keep (--err-msg, --err-regex, --crash, --exit-code, "
+                                            "--hang or --wrong-answer), not --err-msg and --crash"),
+        (["--wrong-answer", "--hang"], "not --hang and --wrong-answer"),
+        (["--err-msg", MESSAGE, "--passes-with-env", "NOEQUALS"], "--passes-with-env takes NAME=VALUE"),
+        (["--err-msg", MESSAGE, "--passes-with", "/nonexistent/python"], "--passes-with: no Python interpreter"),
         (["--hang", "--exit-code", "3"], "not --exit-code and --hang"),
         (["--err-regex", "(unclosed"], "--err-regex: bad regular expression '(unclosed'"),
         (["--err-regex", ".*"], "matches the empty output"),

@@ -31,6 +31,7 @@ EXAMPLES: dict[str, str | int | None] = {
     "crash": "SIGSEGV",
     "exit-code": 3,
     "hang": None,
+    "wrong-answer": None,
 }
 
 
@@ -55,9 +56,9 @@ def test_the_front_ends_list_exactly_the_registered_kinds():
     flags = {option for action in build_parser()._actions for option in action.option_strings}
     assert {kind.flag for kind in KINDS.values()} <= flags
     assert failure_fields() == [kind.field for kind in KINDS.values()]
-    with pytest.raises(UsageError, match=re.escape("(--err-msg, --err-regex, --crash, --exit-code or --hang)")):
+    with pytest.raises(UsageError, match=re.escape("(--err-msg, --err-regex, --crash, --exit-code, --hang or --wrong-answer)")):
         failure_to_keep(build_parser().parse_args(["prog.py", "--hang", "--exit-code", "3"]))
-    with pytest.raises(RunError, match=re.escape("give one failure to keep (errMsg, errRegex, crash, exitCode, hang), not")):
+    with pytest.raises(RunError, match=re.escape("give one failure to keep (errMsg, errRegex, crash, exitCode, hang, wrongAnswer), not")):
         failure_from_arguments({"errMsg": "x", "hang": True})
 
 
@@ -172,7 +173,8 @@ def test_every_engine_option_with_a_flag_is_the_cli_flag_with_its_default_and_he
             continue
         action = actions[option.field]
         assert tuple(action.option_strings) == option.flags
-        assert (action.default, action.help) == (option.default, option.help), option.field
+        default = tuple(action.default) if isinstance(action.default, list) else action.default  # a repeatable flag
+        assert (default, action.help) == (option.default, option.help), option.field
 
 
 def test_the_kinds_import_nothing_above_them():

@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 import time
+import typing
 
 from autodd_lsp import __version__
 from autodd_lsp.cli.terminal import TerminalReporter
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
         arguments = {"dest": option.field, "default": option.default, "help": option.help}
         if option.type is bool:
             arguments["action"] = "store_false" if option.negated else "store_true"
+        elif typing.get_origin(option.type) is tuple:  # repeatable: --passes-with-env A=1 --passes-with-env B=2
+            arguments.update(action="append", default=[], metavar=option.metavar or None)
         else:
             arguments.update({"type": option.type} if option.type is not str else {})
             arguments.update({"choices": option.choices} if option.choices else {})
@@ -208,7 +211,9 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
     for choice in question.choices:
-        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}", file=sys.stderr)
+        # a choice whose words say more than its flag (a wrong answer: what differed) says them
+        said = f"   # {choice.title}" if choice.spec.value is not None and not choice.spec.command_line()[1:] else ""
+        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}{said}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
@@ -236,6 +241,7 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
     if not os.access(args.python, os.X_OK):
         raise UsageError(f"--python {args.python}: not an executable file")
     given = {option.field: getattr(args, option.field) for option in engine_options() if option.flags}
+    given = {field: tuple(value) if isinstance(value, list) else value for field, value in given.items()}
     options = ReduceOptions(failure=failure, test=args.test, **given)
     options.validate()
     return text, options

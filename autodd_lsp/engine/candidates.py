@@ -45,6 +45,7 @@ from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
 from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.operand_probe import split_markers
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.verdict import ONE_RUN, run_until_decided
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
@@ -104,6 +105,9 @@ class Rules:
     frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
     timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
+    probe: Callable[[str], str | None] | None = None  # runs the probed copy of each text (operand_probe.py)
+    # Works with A: whether a text passes there (passing_side.py); None: cancelled.
+    passes_on: Callable[[str, Cancel], bool | None] | None = None
 
 
 class BestOrder:
@@ -146,6 +150,8 @@ class CandidateTester:
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
         self._rules = rules
+        # Runs the probed copy of each text instead (operand_probe.py): set early for --wrong-answer.
+        self.probe: Callable[[str], str | None] | None = rules.probe if rules is not None else None
         self.counters = Counters()
         self._verdicts: dict[bytes, bool] = {}
         self._lock = threading.Lock()
@@ -156,11 +162,17 @@ class CandidateTester:
         self._live: weakref.WeakSet[Cancel] = weakref.WeakSet()
         self._stopped = False
 
+    def _as_run(self, text: str) -> str:
+        """The text that runs for `text`: itself, or its probed copy."""
+        probed = self.probe(text) if self.probe is not None else None
+        return text if probed is None else probed
+
     def judge_by(self, rules: Rules) -> None:
         """From now on, judge candidates by `rules` (once the original's checks are done, and again
         when a person's text is adopted: engine/person.py); verdicts cached under other rules go."""
         with self._lock:
             self._rules = rules
+            self.probe = rules.probe
             self._verdicts.clear()
 
     @property
@@ -220,6 +232,7 @@ class CandidateTester:
 
     def run(self, text: str, timeout: float, cancel: Cancel, learn_imports: bool = False) -> RunResult:
         """Run `text` (the original, or a text known to compile) whatever it is."""
+        text = self._as_run(text)
         with self._compiled_in_slot(text) as (path, code):
             return self._run_at(path, source_bytes(text), code, timeout, cancel, learn_imports)
 
@@ -247,7 +260,7 @@ class CandidateTester:
         """One run of the staged file at `path`, its output unmasked; what it created is cleaned away."""
         with self.watch.run() if self.watch is not None else contextlib.nullcontext():
             result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
-        return self.slots.unmasked(result)
+        return split_markers(self.slots.unmasked(result))  # a probed run's records out of its stderr
 
     @contextlib.contextmanager
     def _staged_run(self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel) -> Iterator[None]:
@@ -302,7 +315,10 @@ class CandidateTester:
                 self.counters.cache_hits += 1
                 return known
         rules = self.rules
-        with self._compiled_in_slot(text) as (path, code):
+        run_text = self._as_run(text)
+        if run_text is not text:
+            data = source_bytes(run_text)
+        with self._compiled_in_slot(run_text) as (path, code):
             if code is None or not rules.well_formed(text):
                 with self._lock:
                     self.counters.rejected_unparsable += 1
@@ -346,6 +362,8 @@ class CandidateTester:
                     rules.timeout_rejects,
                 )
                 decision = decided.decision
+                if decision and rules.passes_on is not None:
+                    decision = rules.passes_on(text, cancel)  # works with A (passing_side.py); None: cancelled
                 if decision and rules.frozen is not None:
                     decision = self._frozen_ran(path, text, cancel)  # None: the probe was cancelled
                 if decision:

@@ -8,6 +8,7 @@ and streamed workspace edits. Listeners must return quickly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.syntax.metrics import Size
@@ -87,6 +88,9 @@ class Summary:
     original_rate: FailureRate | None = None
     final_rate: FailureRate | None = None
     signal: int | None = None  # --crash: the signal the original died by, required of the result
+    # A numeric comparison that fails (oracle/operands.py): its record in the original's run and the result's.
+    original_comparison: dict[str, Any] | None = None
+    final_comparison: dict[str, Any] | None = None
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats

@@ -5,6 +5,7 @@
     FailureSpec.crash("SIGSEGV") / FailureSpec.crash()  --crash [SIGNAL] (any signal)
     FailureSpec.exit_code(3)                            --exit-code N
     FailureSpec.hang()                                  --hang
+    FailureSpec.wrong_answer()                          --wrong-answer
     FailureSpec("exit-code", 3)                         any registered kind by its name
 
 `ReduceOptions(failure=...)` takes one; `ReduceOptions(err_msg=...)` is the
@@ -48,6 +49,11 @@ class FailureSpec:
     @classmethod
     def hang(cls) -> FailureSpec:
         return cls("hang", None)
+
+    @classmethod
+    def wrong_answer(cls, comparison: str | None = None) -> FailureSpec:
+        """The first numeric comparison that fails, with its operands (`comparison`: the one kept, FUNCTION@LINE)."""
+        return cls("wrong-answer", comparison)
 
     @property
     def rules(self) -> Kind:

@@ -11,7 +11,10 @@
    match's line and its traceback; a crash's `Fatal Python error` line and its
    faulthandler dump; the exception line an exit status came with;
 3. no degenerate value the original lacked (`oracle/degenerate.py`): a
-   zero-sized shape or an empty string that only the reduction put there.
+   zero-sized shape or an empty string that only the reduction put there;
+4. the same wrong answer (`oracle/operands.py`), when the failure is a numeric
+   comparison: the same comparison fails with the same operands (the runs are
+   of the probed program, `operand_probe.py`, which reports them).
 
 Frozen code must also run (`frozen_probe.py`); that takes a run of its own,
 which the candidate tester makes in the same job slot.
@@ -26,6 +29,7 @@ from typing import Any
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
+from autodd_lsp.oracle.operands import OperandRule
 from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
@@ -51,9 +55,10 @@ def failure_observer(
 
 class Judge:
     def __init__(self, failure: Oracle, same: SameFailure | None = None,
-                 degenerate_baseline: Counter[str] | None = None) -> None:
+                 degenerate_baseline: Counter[str] | None = None, operands: OperandRule | None = None) -> None:
         self.failure = failure  # the kind's rule: anything with `accepts(run, text)`
         self.same = same
+        self.operands = operands
         self.degenerate_baseline = degenerate_baseline
         self._degenerate = DegenerateCounter()
 
@@ -62,8 +67,15 @@ class Judge:
             return False
         if self.same is not None and not self.same.is_same(result.output, text, statements_of):
             return False
+        if self.operands is not None and not self.operands.accepts(result.comparisons, statements_of):
+            return False
         if self.degenerate_baseline is not None:
             found = self._degenerate.count(text)
             if found is None or more_degenerate(found, self.degenerate_baseline):
                 return False
         return True
+
+
+def replace_judge(judge: Judge, operands: OperandRule) -> Judge:
+    """`judge` that also requires the same wrong answer."""
+    return Judge(judge.failure, judge.same, judge.degenerate_baseline, operands)

@@ -180,6 +180,15 @@ class ReduceOptions(RunOptions):
                               f"and {DEFAULT_RUNS} times when only one of those fails); an intermittent failure "
                               "is reduced to one that fails about as often, and the result is re-run N times")
 
+    # Works with A, fails with B (engine/passing_side.py): A is another interpreter, or this one
+    # with these environment variables ("NAME=VALUE"); every candidate must pass there.
+    passes_with: str = option("", flag="--passes-with", metavar="PYTHON",
+                              help="another Python (a virtual environment with other package versions) where the "
+                                   "program passes: each candidate must exit 0 there without the failure")
+    passes_with_env: tuple[str, ...] = option((), flag="--passes-with-env", metavar="NAME=VALUE",
+                                              help="NAME=VALUE (repeatable): the program passes with these "
+                                                   "environment variables set (with --passes-with's Python, if given)")
+
     @property
     def spec(self) -> FailureSpec:
         """The failure to keep."""
@@ -199,6 +208,15 @@ class ReduceOptions(RunOptions):
         ):
             raise OptionError("repeat", "{name} must be 0 (automatic) or a number of runs from 2 to {most}, got {value}",
                               value=self.repeat, most=MAX_REPEAT)
+        if self.passes_with or self.passes_with_env:
+            from autodd_lsp.engine.passing_side import check_python, parse_env
+
+            parse_env(self.passes_with_env)
+            if self.passes_with:
+                check_python(self.passes_with)
+            if self.backend == "ray" or self.test:
+                raise UsageError("--passes-with and --passes-with-env work with scripts on the local backends "
+                                 "(runner, subproc)")
         if self.test and self.spec.rules.test_problem:
             raise UsageError(self.spec.rules.test_problem)
 

@@ -13,7 +13,11 @@ Before any candidate, the original runs on the candidates' backend (`check`):
      does not show the failure, the failure is intermittent and DEFAULT_RUNS
      runs (or `repeat`) measure its rate (`flaky.py`); a hang runs once;
   5. frozen code that the original runs is found by a probed run
-     (`frozen_probe.py`).
+     (`frozen_probe.py`);
+  6. when the failure is a numeric comparison that fails (or `--wrong-answer`),
+     two probed runs record its operands, which candidates must keep
+     (`operand_rule.py`); with `--passes-with`, the original must pass on side A
+     (`passing_side.py`).
 The result is the candidates' `Rules`, given to the tester once, complete. What
 this learnt (the failure line, the rule in words, the rate) goes into the summary.
 """
@@ -23,16 +27,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
+from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester, Rules
 from autodd_lsp.engine.clean_runs import writes_notice
 from autodd_lsp.engine.errors import NotReproducible
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.inlined import inlined_instead
-from autodd_lsp.engine.judge import Judge, failure_observer, failure_oracle
+from autodd_lsp.engine.judge import (
+    Judge,
+    failure_observer,
+    failure_oracle,
+    replace_judge,
+)
 from autodd_lsp.engine.no_match import NoMatchWatch
+from autodd_lsp.engine.operand_probe import probed_text
+from autodd_lsp.engine.operand_rule import from_runs, may_be_comparison
 from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.passing_side import PassingSide
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
@@ -57,6 +71,7 @@ class OriginalChecks:
         self, options: ReduceOptions, path: str, texts: Texts, tester: CandidateTester, reporter: Reporter,
         pytest: PytestTest | None, jobs: int, cancelled: Callable[[], bool],
         is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]],
+        passing: PassingSide | None = None,
     ) -> None:
         self.options, self.spec, self.path, self.texts = options, options.spec, path, texts
         self.tester, self.reporter, self.pytest, self.jobs = tester, reporter, pytest, jobs
@@ -70,6 +85,8 @@ class OriginalChecks:
         self.record_timeout = options.timeout  # the recording run's limit (`value_recorder.py`)
         self.no_match = NoMatchWatch(None, lambda line: None)  # why no candidate matches, set by check()
         self.keep_seeds = False  # the seeding calls are protected (seeds.py), set by check()
+        self.passing = passing  # side A of --passes-with (passing_side.py)
+        self.original_comparison: dict[str, Any] | None = None  # the failing comparison's record (operand_rule.py)
 
     @property
     def kind_rule(self) -> Oracle:
@@ -92,6 +109,8 @@ class OriginalChecks:
         """
         tester, options, text, spec = self.tester, self.options, self.texts.original, self.spec
         timeout = options.timeout
+        if spec.rules.probes_operands:
+            tester.probe = probed_text  # the failure is seen in the probe's records (operand_rule.py)
         runs = [self.run_original(learn_imports=True)]
         if self.cancelled():
             return
@@ -159,7 +178,9 @@ class OriginalChecks:
             rate_test = self._measured(FailureRate(sum(failed), len(runs)))
             # A candidate's run that times out has left the original's path, unless the original timed out too.
             timeout_rejects = not any(r.timed_out for r in runs)
-        rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects)
+            judge = self._with_operands(judge, runs[first_index:], first)
+        rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects,
+                      probe=tester.probe)
         frozen = frozen_fingerprint(text)
         if frozen:
             rules = replace(
@@ -167,10 +188,49 @@ class OriginalChecks:
                 well_formed=lambda candidate: frozen_fingerprint(candidate) == frozen,
                 frozen=self.frozen_check() if options.match == "same" else None,
             )
+        if self.passing is not None:
+            rules = replace(rules, passes_on=self._passing_check(oracle, text))
         tester.judge_by(rules)
         tester.set_best(text)
         self.no_match = NoMatchWatch(self.observation, self.reporter.notice)
         self.keep_seeds = rate_test is None  # a deterministic failure: its seeds stay (seeds.py)
+
+    def _passing_check(self, oracle: Oracle, text: str) -> Callable[[str, Cancel], bool | None]:
+        """The original passes on side A (else NotReproducible, one line); candidates then must too."""
+        side = self.passing
+        assert side is not None
+        side.oracle = oracle
+        side.tester.probe = self.tester.probe
+        reason = side.why_not_passing(text, side.tester.new_cancel_event())
+        if reason is not None:
+            raise NotReproducible(reason, "")
+        self.rule = f"{self.rule}; passes with {side.describe()}"
+        return side.passes
+
+    def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
+        """`judge` with the wrong-answer rule when the failure is a failing comparison (operand_rule.py)."""
+        tester, kind, of_line = self.tester, self.spec.kind, self.texts.statements.of_line
+        if self.options.match != "same" or self.pytest is not None:
+            return judge
+        if self.spec.rules.probes_operands:
+            rule, note = from_runs(runs[:2], "first", of_line)
+        elif kind in ("message", "regex", "exit-code") and may_be_comparison(runs[0], first):
+            assert first is not None and first.place is not None
+            tester.probe = probed_text
+            probed = [self.run_original(), self.run_original()]
+            rule, note = from_runs([r for r in probed if judge.is_interesting(r, self.texts.original, of_line)],
+                                   "last", of_line, first.place.program_line)
+            if rule is None:
+                tester.probe = None
+        else:
+            return judge
+        if rule is None:
+            return judge
+        if note:
+            self.reporter.notice(note)
+        self.original_comparison = rule.original
+        self.rule = f"{self.rule}; {rule.describe()}"
+        return replace_judge(judge, rule)
 
     def run_original(self, learn_imports: bool = False, text: str | None = None) -> RunResult:
         """One run of the original (or of `text`) on the candidates' backend, with the full limit."""

@@ -32,6 +32,7 @@ from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.reporter import Reporter
@@ -93,9 +94,10 @@ class Reduction:
         )
         # Every run sees the folders as the user had them: what a run writes is removed after it (clean_runs.py).
         watch = FolderWatch([os.path.dirname(self.path)], working_folder=launcher.cwd)
+        passing = self._passing_side(launcher, jobs, watch)
         session = self._session = Session(
             self.options, self.path, self._texts, self._reporter, self._stopped, self._offers, self._pytest,
-            launcher, slots, CandidateTester(backend, slots, jobs, watch=watch),
+            launcher, slots, CandidateTester(backend, slots, jobs, watch=watch), passing,
         )
         checks, final = session.checks, session.final
         verified = False
@@ -118,6 +120,8 @@ class Reduction:
         finally:
             self._offers.close()
             backend.close()
+            if passing is not None:
+                passing.close()
             session.recorder.stop()
             slots.remove()
         summary = Summary(
@@ -128,6 +132,8 @@ class Reduction:
             original_rate=checks.rate,
             final_rate=final.rate if checks.rate is not None else None,
             signal=getattr(checks.oracle, "signal", None),
+            original_comparison=checks.original_comparison,
+            final_comparison=final.comparison,
         )
         self._reporter.emit(Finished(summary))
         return summary
@@ -192,6 +198,18 @@ class Reduction:
             gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,
             launch=self._pytest.launch() if self._pytest else SCRIPT,
         )
+
+    def _passing_side(self, launcher: Launcher, jobs: int, watch: FolderWatch) -> PassingSide | None:
+        """Side A of `--passes-with` / `--passes-with-env` (engine/passing_side.py), started; or None."""
+        options = self.options
+        if not (options.passes_with or options.passes_with_env):
+            return None
+        env = parse_env(options.passes_with_env)
+        python = options.passes_with or options.python
+        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
+        side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
+        backend = side.backend(options.backend, jobs=jobs, preload=top_level_imports(self._texts.tree))
+        return PassingSide(CandidateTester(backend, slots, jobs, watch=watch), slots, python, env, options.timeout)
 
     def _connect_ray(self) -> int:
         """Connect to the Ray cluster now (a one-line UsageError if it cannot be reached); the jobs:

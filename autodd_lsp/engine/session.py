@@ -22,6 +22,7 @@ from autodd_lsp.engine.events import PassStarted
 from autodd_lsp.engine.fixpoint import Fixpoint
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.original import OriginalChecks
+from autodd_lsp.engine.passing_side import PassingSide
 from autodd_lsp.engine.person import Offers, OfferVerdict, judge_text, offered_shadow
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
 from autodd_lsp.engine.pytest_target import PytestTest
@@ -43,6 +44,7 @@ class Session:
     def __init__(
         self, options: ReduceOptions, path: str, texts: Texts, reporter: Reporter, stopped: threading.Event,
         offers: Offers, pytest: PytestTest | None, launcher: Launcher, slots: JobSlots, tester: CandidateTester,
+        passing: PassingSide | None = None,
     ) -> None:
         self.options, self.path, self.texts, self.reporter = options, path, texts, reporter
         self.offers, self.pytest, self.launcher, self.slots, self.tester = offers, pytest, launcher, slots, tester
@@ -50,7 +52,7 @@ class Session:
         reporter.counters = tester.counters
         self.checks = OriginalChecks(
             options, path, texts, tester, reporter, pytest, tester.jobs,
-            lambda: self.cancelled, self._is_program, self._program_paths,
+            lambda: self.cancelled, self._is_program, self._program_paths, passing,
         )
         self.recorder = ValueRecorder(self.checks, launcher)
         self.final = FinalCheck(self.checks, texts, launcher, pytest, self.accept, lambda: self.cancelled,

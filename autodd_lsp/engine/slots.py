@@ -43,7 +43,7 @@ _STALE = re.compile(r"^\.autodd-(\d+)-[a-z]+\d*-")
 
 
 class JobSlots:
-    def __init__(self, count: int, file_name: str, beside: str | None = None) -> None:
+    def __init__(self, count: int, file_name: str, beside: str | None = None, kind: str = "job") -> None:
         sweep_stale_tempdirs()
         self.root = private_tempdir("slots")
         self.file_name = file_name
@@ -59,7 +59,7 @@ class JobSlots:
             except OSError as error:
                 self.fallback_reason = f"{beside} is not writable ({error.strerror or error})"
         for index in range(count):
-            self.paths.append(self._new_path(f"job{index}"))
+            self.paths.append(self._new_path(f"{kind}{index}"))  # kind: "job", or "side" (passing_side.py)
             self._free.put(self.paths[-1])
 
     def _hidden_name(self, slot: str) -> str:

@@ -13,10 +13,11 @@ import threading
 from typing import TYPE_CHECKING
 
 from autodd_lsp.engine.errors import UsageError
+from autodd_lsp.engine.operand_probe import probed_text, split_markers
 from autodd_lsp.engine.options import BACKENDS, RunOptions
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.slots import JobSlots
-from autodd_lsp.files import source_bytes
+from autodd_lsp.files import read_python_source, source_bytes
 
 if TYPE_CHECKING:
     from autodd_lsp.execution import RunResult
@@ -51,6 +52,9 @@ def trial_run(
         raise UsageError(f"no such file: {source_path}")
     folder = os.path.dirname(source_path)
     # An unsaved buffer runs from a hidden file beside the source, as reduction candidates do.
+    if not options.test:
+        probed = probed_text(text if text is not None else read_python_source(source_path))
+        text = probed if probed is not None else text
     slots = JobSlots(1, os.path.basename(source_path), beside=folder) if text is not None else None
     try:
         path = source_path
@@ -69,7 +73,7 @@ def trial_run(
         ).backend(backend)
         with runner:
             result = runner.run(path, options.timeout, cancel)
-        return slots.unmasked(result) if slots is not None else result
+        return split_markers(slots.unmasked(result) if slots is not None else result)
     finally:
         if slots is not None:
             slots.remove()

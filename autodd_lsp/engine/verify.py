@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from autodd_lsp.engine.candidates import CandidateTester, Rules
 from autodd_lsp.engine.clean_runs import FolderWatch
@@ -41,6 +42,7 @@ from autodd_lsp.engine.texts import Texts
 from autodd_lsp.engine.verdict import FixedRuns, run_until_decided
 from autodd_lsp.execution import SCRIPT, Backend, RunResult
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
 
 
@@ -70,6 +72,7 @@ class FinalCheck:
         self.accept, self.cancelled, self.notice, self.watch = accept, cancelled, notice, watch
         self.rate: FailureRate | None = None
         self.observation: Observation | None = None
+        self.comparison: dict[str, Any] | None = None  # the result's failing comparison (operand_rule.py)
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
 
@@ -148,6 +151,8 @@ class FinalCheck:
         def shows_failure(result: RunResult) -> bool:
             nonlocal failed_once
             seen = checks.observe(result.output, text)
+            if judge.operands is not None and (not failed_once or index == len(texts.history) - 1):
+                self.comparison = chosen(result.comparisons, judge.operands.which)
             failed = judge.is_interesting(result, text, statements_of)
             if failed or not failed_once or deterministic:
                 seen_last[:] = [seen]
@@ -164,6 +169,9 @@ class FinalCheck:
         failures = decided.failures
         if decided.runs:
             self.observation = seen_last[0] if seen_last else None
+        if failures and checker.rules.passes_on is not None:
+            if not checker.rules.passes_on(text, checker.new_cancel_event()):
+                failures = 0  # it fails on side A too (passing_side.py)
         if failures and frozen is not None:
             probed = frozen.probe(text)
             probe = None if probed is None else checker.run(probed, timeout, checker.new_cancel_event())

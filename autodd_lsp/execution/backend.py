@@ -35,6 +35,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
+from typing import Any
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.gpus import GpuPool
@@ -71,6 +72,9 @@ class RunResult:
     cancelled: bool = False
     truncated: bool = False  # some output was dropped to respect output_limit (a marker shows where)
     duration: float = 0.0  # seconds the candidate itself ran (not warm-up)
+    # What a probed program reported of its failing numeric comparisons (engine/operand_probe.py
+    # takes the probe's marker lines out of stderr and puts them here).
+    comparisons: tuple[dict[str, Any], ...] = ()
 
     @property
     def output(self) -> str:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.kind import NOT_GIVEN, Kind
+from autodd_lsp.kinds.kind import SwitchKind
 from autodd_lsp.oracle.run import Oracle, Run
 from autodd_lsp.oracle.timeout import HangOracle
 
 
-class Hang(Kind):
+class Hang(SwitchKind):
     name = "hang"
     flag = "--hang"
     flag_arguments: ClassVar[Mapping[str, Any]] = {
@@ -26,17 +26,6 @@ class Hang(Kind):
     field = "hang"
     records_values = False  # a killed program records nothing
     runs_to_the_limit = True
-
-    def from_flag(self, given: Any) -> Any:
-        return None if given else NOT_GIVEN
-
-    def from_request(self, given: Any) -> Any:
-        if given is not True:
-            raise ValueError(f"{self.field} must be true")
-        return None
-
-    def to_request(self, value: Any) -> Any:
-        return True
 
     def describe(self, value: Any, timeout: float | None) -> str:
         return f"hangs past {timeout:g} s" if timeout is not None else "hangs"

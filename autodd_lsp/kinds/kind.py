@@ -70,6 +70,7 @@ class Kind:
     runs_to_the_limit: ClassVar[bool] = False  # candidates get the original's limit; the original runs once
     test_problem: ClassVar[str] = ""  # why a pytest test cannot keep it ("": it can)
     test_must_fail: ClassVar[bool] = False  # with a pytest test, the test must also fail as a test
+    probes_operands: ClassVar[bool] = False  # every run is of the probed program (engine/operand_probe.py)
 
     # -- asked for -------------------------------------------------------------------
 
@@ -169,6 +170,7 @@ class Kind:
     regression_helpers: ClassVar[str] = ""  # functions the test's check uses
     regression_check: ClassVar[str]  # the test's check of `done` (its run) and `output`
     regression_timed_out: ClassVar[str] = "python {REPRODUCER_NAME} did not finish within {TIMEOUT_S:g} s"
+    regression_command: ClassVar[str] = ""  # the test's COMMAND (a Python list expression), if not `python NAME`
 
     def regression_constants(self, value: Any) -> str:
         """The test module's constants that name the failure (of the value `kept` returned)."""
@@ -177,6 +179,21 @@ class Kind:
     def regression_limit(self, timeout: float, minimum: float) -> float:
         """The test's time limit: room to finish, at least `minimum`."""
         return max(timeout, minimum)
+
+
+class SwitchKind(Kind):
+    """A failure asked for by a flag without a value (`--hang`, `--wrong-answer`): `true` as its argument."""
+
+    def from_flag(self, given: Any) -> Any:
+        return None if given else NOT_GIVEN
+
+    def from_request(self, given: Any) -> Any:
+        if given is not True:
+            raise ValueError(f"{self.field} must be true")
+        return None
+
+    def to_request(self, value: Any) -> Any:
+        return True
 
 
 class PrintedKind(Kind):

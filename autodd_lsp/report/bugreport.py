@@ -10,7 +10,9 @@ with `autodd_lsp.files.atomic_write`):
   (`python <output file name>`);
 * the line showing the message in the reproducer's output next to the
   original's (`Summary.final_failure_line`, `Summary.original_failure_line`;
-  "(not recorded)" when the engine did not record one);
+  "(not recorded)" when the engine did not record one); for a failing numeric
+  comparison, its line and what differed in each (elements, greatest absolute
+  and relative difference and where, NaNs: `Summary.original_comparison`);
 * the environment: the Python version, the installed versions of the packages
   the reproducer imports, and the CUDA version and GPU model when the reproducer
   imports torch (or tilelang, which runs on torch) and torch sees a GPU ("no
@@ -40,6 +42,8 @@ from dataclasses import dataclass, field
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.oracle.operands import difference_summary
+from autodd_lsp.report.sides import side_a, sides_section
 from autodd_lsp.shell import shell_word
 from autodd_lsp.syntax.parsing import parse
 
@@ -193,12 +197,14 @@ def imported_modules(text: str) -> list[str]:
     return found
 
 
-def query_environment(text: str, python: str, folder: str, timeout: float = QUERY_TIMEOUT_S) -> Environment:
+def query_environment(text: str, python: str, folder: str, timeout: float = QUERY_TIMEOUT_S,
+                      env: dict[str, str] | None = None) -> Environment:
     """Ask `python` for its version and the packages behind the imports of `text`.
 
     `folder` is where the program's own modules live (the source's folder); the
     query runs from an empty temporary folder, so a file of the program cannot
-    shadow a module the query itself needs.
+    shadow a module the query itself needs. `env`: variables set for it (side A of
+    `--passes-with-env`).
     """
     imports = tuple(imported_modules(text))
     try:
@@ -206,6 +212,7 @@ def query_environment(text: str, python: str, folder: str, timeout: float = QUER
             done = subprocess.run(
                 [python, "-c", _QUERY, os.path.abspath(folder), json.dumps(list(imports))],
                 cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
+                env={**os.environ, **env} if env else None,
             )
     except subprocess.TimeoutExpired:
         return Environment(error=f"the environment query of {python} did not finish in {timeout:g} s", imports=imports)
@@ -229,6 +236,24 @@ def query_environment(text: str, python: str, folder: str, timeout: float = QUER
         torch=info.get("torch"),
         imports=imports,
     )
+
+
+def _sides(text: str, options: ReduceOptions, folder: str, environment: Environment) -> list[str]:
+    """The works-with-A section (report/sides.py), side A probed as B was."""
+    side = side_a(options)
+    if side is None:
+        return []
+    return sides_section(options, query_environment(text, side[0], folder, env=side[1]), environment)
+
+
+def _comparison_lines(summary: Summary, source_name: str, output_name: str) -> list[str]:
+    """The failing numeric comparison's operands, original and reproducer (oracle/operands.py), or nothing."""
+    if summary.original_comparison is None:
+        return []
+    rows = [(f"original ({source_name}):", difference_summary(summary.original_comparison)),
+            (f"reproducer ({output_name}):",
+             difference_summary(summary.final_comparison) if summary.final_comparison else NOT_RECORDED)]
+    return ["", "The numeric comparison that fails, and what differed:", "", *_block(_aligned(rows), "text")]
 
 
 def bug_report(
@@ -283,11 +308,13 @@ def bug_report(
         *failure_lines,
         *(_block(_aligned([(f"original ({source_name}):", original_line),
                            (f"reproducer ({output_name}):", final_line)]), "text") if len(failure_lines) > 1 else []),
+        *_comparison_lines(summary, source_name, output_name),
         "",
         "## Environment",
         "",
         *_environment_lines(environment),
         "",
+        *_sides(summary.text, options, os.path.dirname(os.path.abspath(source_path)), environment),
         "## Reduction",
         "",
         "| | non-blank lines | AST nodes |",

@@ -41,6 +41,7 @@ from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.files import source_encoding
+from autodd_lsp.kinds.wrong_answer import kept_comparison
 
 MIN_TIMEOUT_S = 60.0
 
@@ -61,8 +62,8 @@ import sys
 import pytest
 
 REPRODUCER_NAME = {output_name_literal}
-COMMAND = {command_literal}  # what runs it, after the interpreter
 {constants}
+COMMAND = {command_literal}  # what runs it, after the interpreter
 # The line showing the failure when the reduction ran: in the original, in the reproducer.
 ORIGINAL_FAILURE = {original_literal}
 REPRODUCER_FAILURE = {final_literal}
@@ -104,6 +105,9 @@ def regression_test(
     `err_msg` is the message kept, or "" when `options` keeps another kind of failure.
     """
     spec = (FailureSpec.message(err_msg) if err_msg else options.spec).kept(summary.signal)
+    comparison = summary.final_comparison or summary.original_comparison
+    if comparison is not None:  # the same wrong answer was kept: the test checks that comparison, whatever the kind
+        spec = FailureSpec.wrong_answer(kept_comparison(comparison))
     kind = spec.rules
     source_name, output_name = os.path.basename(source_path), os.path.basename(output_path)
     text = summary.text
@@ -120,7 +124,8 @@ def regression_test(
         output_name=_docstring_safe(output_name),
         while_there=kind.regression_while_there,
         output_name_literal=repr(output_name),
-        command_literal=repr(PytestTest(options.test).command(output_name) if options.test else [output_name]),
+        command_literal=kind.regression_command or repr(
+            PytestTest(options.test).command(output_name) if options.test else [output_name]),
         constants=kind.regression_constants(spec.value),
         original_literal=repr(summary.original_failure_line),
         final_literal=repr(summary.final_failure_line),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import typing
 from dataclasses import dataclass, field, replace
 
 from autodd_lsp.engine import (
@@ -152,7 +153,7 @@ def parse_layer(values: dict) -> Layer:
 
 
 def _as_type(name: str, value, hint):
-    """`value` as the field's type (str, int, float or bool); RunError names `name`."""
+    """`value` as the field's type (str, int, float, bool, or a tuple of strings from a list); RunError names `name`."""
     if hint is bool:
         if not isinstance(value, bool):
             raise RunError(f"{name} must be true or false, got {value!r}")
@@ -171,6 +172,10 @@ def _as_type(name: str, value, hint):
         return number
     if hint is str and not isinstance(value, str):
         raise RunError(f"{name} must be a string, got {value!r}")
+    if typing.get_origin(hint) is tuple:  # passesWithEnv: ["NAME=VALUE", ...]
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise RunError(f"{name} must be a list of strings, got {value!r}")
+        return tuple(value)
     return value
 
 

@@ -217,6 +217,46 @@ CASES = [
     ),
 ]
 
+# The same wrong answer and "works with A, fails with B" (issue 21): measured by
+# `benchmarks/wrong_answer.py` (ours only: the reference keeps a message), with and
+# without the operand rule (`--match substring`).
+NUMPY1_VENV = REPO_ROOT / "benchmarks" / "results" / "venv-numpy1"
+
+
+def numpy1_python() -> Path:
+    """Side A of ab_numpy_nep50: a virtual environment with numpy 1.26.4 (made once, from PyPI)."""
+    python = NUMPY1_VENV / "bin" / "python"
+    if not python.exists():
+        import subprocess
+        import sys
+
+        subprocess.run([sys.executable, "-m", "venv", str(NUMPY1_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "numpy==1.26.4"], check=True)
+    return python
+
+
+WRONG_ANSWER_CASES = [
+    Case(name="wa_tilelang_epilogue", err_msg="", flags=("--err-msg", "Tensor-likes are not close"), timeout=120,
+         description="four TileLang CPU kernels of an MLP block (target='c'); residual_add reads the residual "
+         "one row block late", source=CORPUS_DIR / "wa_tilelang_epilogue.py", needs=("tilelang", "torch")),
+    Case(name="wa_tilelang_matmul", err_msg="", flags=("--wrong-answer",), timeout=120,
+         description="TileLang CPU matmul, transpose and axpy; the matmul drops its last K tile",
+         source=CORPUS_DIR / "wa_tilelang_matmul.py", needs=("tilelang", "torch")),
+    Case(name="wa_numpy_tiled", err_msg="", flags=("--err-msg", "Not equal to tolerance"), timeout=30,
+         description="NumPy blocked matmul that skips the partial K tile, with transpose and normalize checks",
+         source=CORPUS_DIR / "wa_numpy_tiled.py", needs=("numpy",)),
+    Case(name="wa_torch_nan", err_msg="", flags=("--wrong-answer",), timeout=60,
+         description="masked attention softmax: a fully padded sequence gives NaN rows (the reference: zeros)",
+         source=CORPUS_DIR / "wa_torch_nan.py", needs=("torch",)),
+    Case(name="ab_env_fastpath", err_msg="", flags=("--err-msg", "Not equal to tolerance",
+                                                    "--passes-with-env", "POOL_REFERENCE=1"), timeout=30,
+         description="feature pipeline whose fast pooling path divides by window + 1; POOL_REFERENCE=1 "
+         "(side A) takes the reference path", source=CORPUS_DIR / "ab_env_fastpath.py", needs=("numpy",)),
+    Case(name="ab_numpy_nep50", err_msg="", flags=("--wrong-answer", "--passes-with", "{numpy1}"), timeout=30,
+         description="float32 losses summed into a Python float: fine on numpy 1.26.4 (side A, a venv), "
+         "drifts on numpy 2 (NEP 50)", source=CORPUS_DIR / "ab_numpy_nep50.py", needs=("numpy",)),
+]
+
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 # The parallel-efficiency case (`benchmarks/parallel.py`, not in `run.py`'s corpus: at

@@ -30,7 +30,7 @@ NOT_SETTINGS = {"test"}
 
 
 # A setting's JSON schema type, and its TypeScript type, for each type of engine option.
-JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
+JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", tuple[str, ...]: "array"}
 TS_TYPES = {bool: "boolean", int: "number", float: "number", str: "string"}
 
 
@@ -49,6 +49,7 @@ def test_every_engine_option_is_a_setting_with_the_engines_default_and_choices()
         assert setting is not None, f"package.json has no autodd.{key}"
         if option.field in defaults and defaults[option.field] is not None and key != "interpreter":
             default = defaults[option.field]
+            default = list(default) if isinstance(default, tuple) else default  # JSON has lists, not tuples
             assert setting["default"] == (not default if option.negated else default), key
     assert properties["autodd.backend"]["enum"] == list(BACKENDS)
     assert properties["autodd.match"]["enum"] == list(MATCH_RULES)

@@ -69,6 +69,8 @@ export interface RunOptions {
   repeat?: unknown;
   gpus?: unknown;
   rayAddress?: unknown;
+  passesWith?: unknown;
+  passesWithEnv?: unknown;
 }
 
 export interface MinimizeArgs extends RunOptions {

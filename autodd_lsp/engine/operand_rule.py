@@ -1,0 +1,70 @@
+"""When the failure is a numeric comparison: the rule that keeps its operands, from the original's runs.
+
+Two ways in (`oracle/operands.py` has the rule itself):
+
+- `--wrong-answer`: every run, the original's included, is of the probed program
+  (`operand_probe.py`); the failure is the first comparison that fails
+  (`which="first"`).
+- The default rule (`--match same`) with a failure line: when the original's
+  failure line is an AssertionError raised at a statement that made a failing
+  comparison (`assert_close(...)`, `assert torch.allclose(...)`), the original is
+  run probed twice and, from then on, candidates are run probed and must repeat
+  that comparison's operands (`which="last"`: the comparison whose AssertionError
+  is the failure). Other failures cost nothing more.
+
+`from_runs` builds the rule from two probed runs of the original; what differs
+between them (an unseeded random input) is left out of the comparison, and a
+note says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from autodd_lsp.execution import RunResult
+from autodd_lsp.oracle.operands import OperandRule, Record, chosen, varying_fields
+from autodd_lsp.oracle.same import Observation
+
+
+def may_be_comparison(original: RunResult, first: Observation | None) -> bool:
+    """Whether the original's failure may be a failing comparison's (worth two probed runs to know)."""
+    return first is not None and first.place is not None and first.place.program_line is not None \
+        and "AssertionError" in original.output
+
+
+def from_runs(
+    runs: Sequence[RunResult], which: str, statements_of_line: Callable[[int], frozenset[int]],
+    place_line: int | None = None,
+) -> tuple[OperandRule | None, str]:
+    """The rule from probed runs of the original (the first failing one and the next), and a note or "".
+
+    With `place_line` (the default rule), the chosen comparison must have been made on a line
+    from the same statement as the failure's place; else there is no rule (the failure is not
+    the comparison's).
+    """
+    records = [chosen(run.comparisons, which) for run in runs if not run.cancelled]
+    found = [r for r in records if r is not None]
+    if not found:
+        return None, ""
+    first = found[0]
+    line = first.get("line")
+    if not isinstance(line, int):
+        return None, ""
+    statements = statements_of_line(line)
+    if place_line is not None and statements.isdisjoint(statements_of_line(place_line)):
+        return None, ""
+    varying = varying_fields(first, found[1] if len(found) > 1 else None)
+    rule = OperandRule(first, which, statements, varying)
+    note = ""
+    if varying:
+        fields = sorted({field.split(".")[1] for field in varying})
+        note = (f"the operands of {first.get('function')} differ between two runs of the original "
+                f"({', '.join(fields)}); those are not compared (seed the program's random inputs to keep them)")
+    return rule, note
+
+
+def record_of(run: RunResult | None, which: str) -> Record | None:
+    return None if run is None else chosen(run.comparisons, which)
+
+
+__all__ = ["from_runs", "may_be_comparison", "record_of"]
