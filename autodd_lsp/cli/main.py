@@ -1,7 +1,10 @@
 """`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang)
 -o OUTPUT [--backend {runner,subproc,ray}] [--timeout SEC] [-j N] [--gpus IDS] [--ray-address ADDRESS]
 [--match {same,substring}]
-[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
+[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py] [--stdin FILE] [-- ARG...]`
+
+ARG... (after `--`) are the program's own arguments, given to every run of it; --stdin
+FILE is what every run reads on its standard input.
 
 Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
 without any, SOURCE is run once and the command prints the ones it could use;
@@ -64,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autodd",
         description="Shrink a failing Python program to a small program that still fails the same way.",
+        epilog="The program's own arguments go after --: autodd train.py --err-msg MSG -- --size 3",
     )
     parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified), or a failing "
                         "pytest test in it: FILE.py::test_name, FILE.py::test_name[params], FILE.py::Class::test_name")
@@ -80,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     keep.add_argument("--hang", action="store_true",
                       help="the program runs past --timeout; so must each candidate (each costs --timeout: "
                            "give a small one)")
+    parser.add_argument("--stdin", metavar="FILE", default=option_default("stdin"), help=option_help("stdin"))
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
@@ -111,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(_crash_before_source(sys.argv[1:] if argv is None else list(argv)))
+    words, program_args = split_program_args(sys.argv[1:] if argv is None else list(argv))
+    args = build_parser().parse_args(_crash_before_source(words))
+    args.args = program_args
+    args.given = given_options(words, args.source)
     try:
         args.source, args.test = split_source(args.source)  # a pytest node id: FILE.py::test
     except UsageError as error:
@@ -165,6 +173,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def split_program_args(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """AutoDD's own words, and the program's arguments: everything after the first `--`."""
+    if "--" not in argv:
+        return argv, ()
+    at = argv.index("--")
+    return argv[:at], tuple(argv[at + 1:])
+
+
+def given_options(words: list[str], source: str) -> list[str]:
+    """The words the user gave besides SOURCE (for the commands AutoDD suggests: they keep them all)."""
+    rest = list(words)
+    if source in rest:
+        rest.remove(source)
+    return rest
+
+
 def _crash_before_source(argv: list[str]) -> list[str]:
     """`autodd --crash prog.py ...`: the file is SOURCE, not the signal (its value is optional)."""
     out = list(argv)
@@ -202,7 +226,9 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
         _read_source(args.source)
-        options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
+        _prepare(args, FailureSpec.message("-"))  # every option is checked before anything runs
+        options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus,
+                             args=args.args, stdin=args.stdin)
         options.validate()
         result = probe(args.source, options)
         if args.test:  # a test that passes, is not found or does not collect has no failure to offer
@@ -221,8 +247,9 @@ def _suggest_messages(args: argparse.Namespace) -> int:
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
+    program_args = ["--", *args.args] if args.args else []
     for flags in suggestions:
-        print(f"  autodd {shell_command([source, *flags])}", file=sys.stderr)
+        print(f"  autodd {shell_command([source, *flags, *args.given, *program_args])}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
@@ -261,6 +288,8 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         inline_modules=not args.keep_imports,
         repeat=args.repeat,
         test=args.test,
+        args=args.args,
+        stdin=args.stdin,
     )
     options.validate()
     return text, options

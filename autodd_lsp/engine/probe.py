@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.options import BACKENDS, RunOptions
-from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
+from autodd_lsp.engine.pytest_target import PYTEST_ENV
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.files import source_bytes
 
@@ -36,7 +36,7 @@ def probe(
     backend: one run does not pay for a warm one. `options.err_msg` is not used. With
     `options.test` the test runs under pytest, as the reduction's candidates do.
     """
-    from autodd_lsp.execution import SCRIPT, create_backend
+    from autodd_lsp.execution import create_backend
     from autodd_lsp.execution.gpus import GpuPool
 
     if backend not in BACKENDS:
@@ -63,7 +63,7 @@ def probe(
             extra_sys_path=[folder] if slots is not None else [],
             output_limit=options.output_limit,
             extra_env=PYTEST_ENV if options.test else None,
-            launch=PytestTest(options.test).launch() if options.test else SCRIPT,
+            launch=options.launch(),
             gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,
         )
         with runner:

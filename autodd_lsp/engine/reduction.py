@@ -65,7 +65,6 @@ from autodd_lsp.engine.protection import (
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
 from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.execution import (
-    SCRIPT,
     Backend,
     CancelEvent,
     Launch,
@@ -214,7 +213,7 @@ class Reduction:
             preload=(["pytest"] if self._pytest else []) + top_level_imports(self._tree),
             output_limit=self.options.output_limit,
             extra_env=self._extra_env(),
-            launch=self._pytest.launch() if self._pytest else SCRIPT,
+            launch=self.options.launch(),
             gpus=self._gpus,
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
@@ -594,6 +593,7 @@ class Reduction:
                     python=self.options.python, cwd=self.options.cwd or os.getcwd(),
                     extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
                     cancel=self._record_cancel, output_limit=self.options.output_limit, gpus=self._gpus,
+                    launch=self.options.launch(),
                 )
                 result = slots.unmasked(result)
                 seen = self._observe(result.output, self.original_text)
@@ -890,7 +890,7 @@ class Reduction:
         """
         if self.cancelled:
             return False
-        cwd, launch = self.options.cwd or os.getcwd(), SCRIPT
+        cwd, launch = self.options.cwd or os.getcwd(), self.options.launch()
         if self._pytest:  # the test file alone in an empty folder, under plain `python -m pytest`
             slots = self._verify_slots = JobSlots(1, os.path.basename(self.path))
             cwd, launch = os.path.dirname(slots.paths[0]), self._pytest.launch(standalone=True)

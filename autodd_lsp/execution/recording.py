@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution.base import RunResult
+from autodd_lsp.execution.base import SCRIPT, Launch, RunResult
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, source_bytes
@@ -20,32 +20,24 @@ RECORDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "record_main
 
 
 class _RecordingBackend(SubprocessBackend):
-    """`python record_main.py PROGRAM OUT` instead of `python PROGRAM`, same environment and limits."""
+    """`python record_main.py PROGRAM OUT ARGS` instead of `python PROGRAM ARGS`, same environment, input and limits."""
 
     def __init__(self, out_path: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.out_path = out_path
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return subprocess.Popen(
-            [self.python, RECORDER, path, self.out_path],
-            cwd=self.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout_fd,
-            stderr=stderr_fd,
-            start_new_session=True,
-        )
+        return self._popen([self.python, RECORDER, path, self.out_path, *self.launch.args], stdout_fd, stderr_fd, env)
 
 
 def record_values(
     text: str, path: str, out_path: str, *, python: str, cwd: str, extra_sys_path: list[str], timeout: float,
-    cancel: Cancel, output_limit: int, gpus: GpuPool | None = None,
+    cancel: Cancel, output_limit: int, gpus: GpuPool | None = None, launch: Launch = SCRIPT,
 ) -> tuple[RecordedValues | None, RunResult]:
     """Write `text` at `path`, run it recorded into `out_path`; the records (None if none came) and the run."""
     overwrite(path, source_bytes(text))
     backend = _RecordingBackend(out_path, python=python, cwd=cwd, extra_sys_path=extra_sys_path,
-                                output_limit=output_limit, gpus=gpus)
+                                output_limit=output_limit, gpus=gpus, launch=launch)
     try:
         result = backend.run(path, timeout, cancel)
     finally:

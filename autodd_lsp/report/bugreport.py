@@ -252,6 +252,9 @@ def bug_report(
     run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shell_word(output_name)}"
     if options.test:  # a pytest test: the command a user types (engine/pytest_target.py)
         run_command = f"python -m pytest {shell_word(f'{output_name}::{options.test}')}"
+    run_command += "".join(f" {shell_word(arg)}" for arg in options.args)  # the program's own arguments
+    if options.stdin:
+        run_command += f" < {shell_word(options.stdin_path())}"
     if spec.kind == "message":
         failure_lines = [f"The line showing {_inline(err_msg)}:", ""]
     elif summary.original_failure_line or summary.final_failure_line:

@@ -49,6 +49,8 @@ ENGINE_OPTIONS: dict[str, EngineOption] = {
     "test": EngineOption("test"),  # a pytest node id inside the file: reduce that failing test
     "gpus": EngineOption("gpus"),  # "", "auto" or "0,1": one GPU per running program
     "rayAddress": EngineOption("ray_address"),  # with backend "ray": the cluster ("" RAY_ADDRESS or a local one)
+    "args": EngineOption("args"),  # the program's own arguments (a list of strings): sys.argv[1:] of every run
+    "stdin": EngineOption("stdin"),  # a file (relative: to the workspace folder) every run reads on its stdin
 }
 
 # autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
@@ -162,6 +164,10 @@ def _as_type(name: str, value, hint):
     """`value` as the field's type (str, int, float, bool, or one of them or None); RunError names `name`."""
     if isinstance(hint, pytypes.UnionType) or typing.get_origin(hint) is typing.Union:
         hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    if typing.get_origin(hint) is tuple:  # tuple[str, ...]: a list of strings
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise RunError(f"{name} must be a list of strings, got {value!r}")
+        return tuple(value)
     if hint is bool:
         if not isinstance(value, bool):
             raise RunError(f"{name} must be true or false, got {value!r}")

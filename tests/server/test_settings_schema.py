@@ -14,8 +14,9 @@ from autodd_lsp.engine import BACKENDS, MATCH_RULES, ReduceOptions
 from autodd_lsp.server.request import DEFAULT_OUTPUT, ENGINE_OPTIONS, OUTPUTS
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
-# Engine options that are per run, not settings: the test to reduce is chosen by a code action.
-NOT_SETTINGS = {"test"}
+# Engine options that are per run, not settings: the test to reduce is chosen by a code action;
+# a program's arguments and input are the request's (the extension asks for them per run).
+NOT_SETTINGS = {"test", "args", "stdin"}
 
 
 def schema() -> dict:
