@@ -32,6 +32,7 @@ place that knows the command line; the engine may replace it between runs.
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -42,6 +43,8 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.gpus import GpuPool
 
 FILE = "{file}"  # in Launch.args: the candidate's path
+CHECK_FILE = "{}"  # in Launch.shell: the candidate's path, quoted for the shell
+CANDIDATE_ENV = "AUTODD_CANDIDATE"  # in a check's environment: the candidate's path
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,25 @@ class Launch:
     module: str = ""
     args: tuple[str, ...] = ()
     stdin: str = ""
+    # The user's own check (`--check CMD`): run CMD through the shell instead of the program,
+    # CHECK_FILE in it standing for the candidate's path (quoted), which CANDIDATE_ENV also holds.
+    shell: str = ""
+
+    def command(self, python: str, path: str) -> list[str]:
+        """The whole command line that starts the candidate at `path`."""
+        if self.shell:
+            return ["/bin/sh", "-c", self.shell.replace(CHECK_FILE, shlex.quote(path))]
+        return [python, *self.argv(path)]
+
+    def env(self, python: str, path: str, base: Mapping[str, str]) -> dict[str, str]:
+        """The environment `base` of the run of the candidate at `path`, with what this launch adds:
+        for a check, the candidate's path, and the candidates' interpreter's folder first on PATH
+        (`python` in CMD is that interpreter, as in an activated virtual environment)."""
+        if not self.shell:
+            return dict(base)
+        folder = os.path.dirname(python)
+        path_var = os.pathsep.join(part for part in (folder, base.get("PATH", os.defpath)) if part)
+        return {**base, CANDIDATE_ENV: path, "PATH": path_var}
 
     def module_args(self, path: str) -> list[str]:
         """The arguments after `-m module` (FILE substituted), or after the script's path (as given)."""

@@ -69,7 +69,7 @@ class SubprocessBackend(Backend):
         return self._watch(proc, started, stdout_r, stderr_r, timeout, cancel)
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return self._popen([self.python, *self.launch.argv(path)], stdout_fd, stderr_fd, env)
+        return self._popen(self.launch.command(self.python, path), stdout_fd, stderr_fd, self.launch.env(self.python, path, env))
 
     def _popen(self, command: list[str], stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
         """Start `command` as every run of the program starts: its folder, its input, its own group."""
