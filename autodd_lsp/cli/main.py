@@ -33,6 +33,8 @@ from autodd_lsp.engine import (
     MATCH_RULES,
     Accepted,
     Event,
+    Failed,
+    Notice,
     NotReproducible,
     Progress,
     ReduceOptions,
@@ -52,6 +54,13 @@ from autodd_lsp.files import (
     beside_output_path,
     read_python_source,
     writable_problem,
+)
+from autodd_lsp.notebook import (
+    NotebookError,
+    NotebookProgram,
+    is_notebook,
+    notebook_program,
+    notebook_text,
 )
 from autodd_lsp.report import bug_report, regression_test
 from autodd_lsp.shell import shell_command
@@ -122,10 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     args.given = given_options(words, args.source)
     try:
         args.source, args.test = split_source(args.source)  # a pytest node id: FILE.py::test
+        args.notebook = _notebook(args.source)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     if args.output is None:
         args.output = beside_output_path(args.source)
+    explain = args.notebook.explain if args.notebook is not None else str
     try:
         failure = failure_to_keep(args)
     except UsageError as error:
@@ -133,10 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
-    writer = _ResultWriter(args.output)
+    writer = _ResultWriter(args.output, notebook_text if is_notebook(args.output) else None)
     try:
         text, options = _prepare(args, failure)
-        reduction = Reduction(text, args.source, options, _fan_out(reporter, writer))
+        reduction = Reduction(text, args.source, options, _fan_out(_explained(reporter, explain), writer))
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     writer.on_error = reduction.cancel
@@ -146,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     except NotReproducible as error:
         reporter.close()
         tail = f"\n--- last lines it printed ---\n{error.output_tail}" if error.output_tail else ""
-        return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
+        return _fail(explain(f"{error}; nothing to reduce{tail}"), EXIT_NOT_REPRODUCIBLE)
     except UsageError as error:  # found only once running (e.g. the Ray cluster cannot be reached)
         reporter.close()
         return _fail(str(error), EXIT_USAGE)
@@ -155,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     writer.write(summary.text)
     if writer.error is not None:
         return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
-    print(summary.describe(), file=sys.stderr)
+    print(explain(summary.describe()), file=sys.stderr)
     print(f"autodd: wrote {output}", file=sys.stderr)
     extras = [path for path in (args.report, args.emit_test) if path]
     if summary.cancelled:
@@ -225,12 +236,11 @@ def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
 def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
-        _read_source(args.source)
         _prepare(args, FailureSpec.message("-"))  # every option is checked before anything runs
         options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus,
                              args=args.args, stdin=args.stdin)
         options.validate()
-        result = probe(args.source, options)
+        result = probe(args.source, options, text=args.notebook.text if args.notebook is not None else None)
         if args.test:  # a test that passes, is not found or does not collect has no failure to offer
             reason = PytestTest(args.test).not_run_reason(result)
             if reason is not None:
@@ -241,7 +251,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     if not args.test:  # a failed test exits with 1, whatever failed: only its messages say which
         suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
     if not suggestions:
-        tail = output_tail(result.output, max_lines=10)
+        tail = output_tail(_explain_output(args, result.output), max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
         return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code or --hang): "
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
@@ -257,7 +267,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
 def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, ReduceOptions]:
     """Check everything that can be checked before running anything."""
     source, output = args.source, args.output
-    text = _read_source(source)
+    text = args.notebook.text if args.notebook is not None else _read_source(source)
     if os.path.abspath(output) == os.path.abspath(source) or _same_file(source, output):
         raise UsageError("the output path must differ from SOURCE (the source is never modified)")
     problem = writable_problem(output)
@@ -305,7 +315,7 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
             if not path:
                 continue
             try:
-                atomic_write(path, make(summary, args.source, args.output, args.err_msg or "", options))
+                atomic_write(path, make(summary, args.source, _program_output(args.output), args.err_msg or "", options))
             except KeyboardInterrupt:
                 return _fail(f"interrupted; {path} not written", EXIT_INTERRUPTED)
             except OSError as error:
@@ -314,6 +324,44 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _notebook(path: str) -> NotebookProgram | None:
+    """SOURCE as one program when it is a notebook (autodd_lsp/notebook.py); None for a Python file."""
+    if not is_notebook(path):
+        return None
+    try:
+        return notebook_program(path)
+    except NotebookError as error:
+        raise UsageError(str(error)) from None
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _explain_output(args: argparse.Namespace, output: str) -> str:
+    return args.notebook.explain(output) if args.notebook is not None else output
+
+
+def _explained(listener, explain):
+    """`listener`, with the notices and failures it shows placed in a notebook's cells."""
+    if explain is str:
+        return listener
+
+    def explained(event: Event) -> None:
+        if isinstance(event, Notice):
+            event = Notice(explain(event.message))
+        elif isinstance(event, Failed):
+            event = Failed(explain(event.reason), explain(event.output_tail))
+        listener(event)
+
+    return explained
+
+
+def _program_output(output: str) -> str:
+    """The reproducer's name as a program (a notebook's as the script it holds: the report runs it)."""
+    return os.path.splitext(output)[0] + ".py" if is_notebook(output) else output
 
 
 def _read_source(path: str) -> str:
@@ -348,8 +396,9 @@ class _ResultWriter:
 
     WRITE_INTERVAL = 0.25
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, render=None) -> None:
         self.path = path
+        self.render = render  # text -> the file's text (a notebook's JSON); None: the program itself
         self.error: OSError | None = None
         self.on_error = lambda: None
         self._pending: str | None = None
@@ -367,7 +416,7 @@ class _ResultWriter:
             return
         self._pending, self._written_at = None, time.monotonic()
         try:
-            atomic_write(self.path, text)
+            atomic_write(self.path, self.render(text) if self.render is not None else text)
         except OSError as error:
             self.error = error
             self.on_error()
