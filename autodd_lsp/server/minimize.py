@@ -50,6 +50,7 @@ from autodd_lsp.engine.signature import (
     suggest_kinds,
 )
 from autodd_lsp.files import atomic_write, beside_output_path
+from autodd_lsp.notebook import NotebookProgram
 from autodd_lsp.server.loop import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
@@ -91,6 +92,11 @@ class SourceFile:
     path: str
     text: str  # the editor's text when the document is open, else the file's
     saved: bool = True  # whether `text` is what the file on disk holds
+    notebook: NotebookProgram | None = None  # a notebook's code cells as one program (`text`)
+
+    def explain(self, output: str) -> str:
+        """`output` with a notebook's traceback lines placed in its cells."""
+        return self.notebook.explain(output) if self.notebook is not None else output
 
 
 T = TypeVar("T")
@@ -173,7 +179,7 @@ class MinimizeRun:
         except RunError as error:
             result = self._fail(str(error))
         except (UsageError, NotReproducible) as error:
-            result = self._fail(self._describe_engine_error(error))
+            result = self._fail(self.source.explain(self._describe_engine_error(error)))
         except Exception as error:  # a bug: say so in one line, log the details
             logger.exception("minimize %s", self.source.uri)
             result = self._fail(f"internal error: {type(error).__name__}: {error}")
@@ -224,7 +230,7 @@ class MinimizeRun:
             raise RunError(
                 f"the program did not fail (exit code {result.returncode}); "
                 "give the failure to keep (errMsg, errRegex, crash, exitCode or hang). Its output ends with:\n"
-                + output_tail(result.output, max_lines=10)
+                + output_tail(self.source.explain(result.output), max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")
         # A request of its own, answered whenever the person answers: nothing waits on autodd.minimize.

@@ -20,6 +20,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TypeVar
 
 from lsprotocol import types
@@ -35,6 +36,7 @@ from autodd_lsp.engine.signature import (
 )
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
+from autodd_lsp.notebook import NotebookError, is_notebook, notebook_program
 from autodd_lsp.report import (
     bug_report,
     default_report_path,
@@ -89,6 +91,8 @@ class Minimizer:
             if source.uri in self.runs:
                 raise RunError(ALREADY_RUNNING)
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
+            if source.notebook is not None and options.in_place:  # a script never overwrites the notebook
+                options = replace(options, output="beside")
             problem = annotation_problem(source.text)
             if problem:
                 raise RunError(f"{os.path.basename(source.path)}: {problem}")
@@ -128,7 +132,7 @@ class Minimizer:
                 {"title": spec.describe(options.reduce.timeout), "arguments": failure_arguments(spec)}
                 for spec in suggest_kinds(result, with_messages=bool(suggestions))
             ],
-            "outputTail": output_tail(result.output),
+            "outputTail": output_tail(source.explain(result.output)),
             "returncode": result.returncode,
         }
 
@@ -283,6 +287,12 @@ class Minimizer:
             raise RunError(f"not a file on disk: {uri} (save it to a file first)")
         if not os.path.isfile(path):
             raise RunError(f"file not found: {path}")
+        if is_notebook(path):  # its code cells on disk, as one program (autodd_lsp/notebook.py)
+            try:
+                program = notebook_program(path)
+            except (NotebookError, OSError) as error:
+                raise RunError(str(error)) from None
+            return SourceFile(uri, path, program.text, saved=False, notebook=program)
         try:
             text = read_python_source(path)
         except (OSError, SyntaxError, UnicodeDecodeError) as error:
