@@ -44,6 +44,7 @@ from autodd_lsp.engine import (
     UsageError,
     split_source,
 )
+from autodd_lsp.engine.environment import missing_import
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import option_default, option_help
 from autodd_lsp.engine.probe import probe
@@ -247,6 +248,10 @@ def _suggest_messages(args: argparse.Namespace) -> int:
                 return _fail(reason, EXIT_NOT_REPRODUCIBLE)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
+    text = args.notebook.text if args.notebook is not None else _read_source(args.source)
+    missing = missing_import(result.output, text, args.python)
+    if missing is not None:  # the environment, not a bug: nothing to offer
+        return _fail(missing.message(), EXIT_NOT_REPRODUCIBLE)
     suggestions = [["--err-msg", message] for message in suggest_err_msgs(result.output, result.returncode)]
     if not args.test:  # a failed test exits with 1, whatever failed: only its messages say which
         suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]

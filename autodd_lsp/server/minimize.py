@@ -42,6 +42,7 @@ from autodd_lsp.engine import (
     Summary,
     UsageError,
 )
+from autodd_lsp.engine.environment import missing_import
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
@@ -221,6 +222,9 @@ class MinimizeRun:
         )
         if self.cancelled:
             return None
+        missing = await self.in_thread(lambda: missing_import(result.output, self.source.text, options.python))
+        if missing is not None:  # the environment, not a bug: nothing to offer (engine/environment.py)
+            raise RunError(missing.message())
         messages = suggest_err_msgs(result.output, result.returncode)
         # A choice's title is what the person sees: the message itself, or the failure without one in words.
         choices = {message: FailureSpec.message(message) for message in messages}

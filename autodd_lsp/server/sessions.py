@@ -27,6 +27,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import UsageError
+from autodd_lsp.engine.environment import missing_import
 from autodd_lsp.engine.loop import without_line
 from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.signature import (
@@ -123,6 +124,10 @@ class Minimizer:
         except (RunError, UsageError) as error:
             self._show_error(str(error))
             return {"suggestions": [], "failures": [], "outputTail": "", "returncode": None, "error": str(error)}
+        missing = await self.in_thread(lambda: missing_import(result.output, source.text, options.reduce.python))
+        if missing is not None:  # the environment, not a bug: nothing to offer (engine/environment.py)
+            return {"suggestions": [], "failures": [], "outputTail": output_tail(source.explain(result.output)),
+                    "returncode": result.returncode, "error": missing.message(), "environment": missing.fields()}
         suggestions = suggest_err_msgs(result.output, result.returncode)
         return {
             "suggestions": suggestions,

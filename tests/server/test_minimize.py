@@ -409,3 +409,15 @@ async def test_a_notebook_on_disk_is_minimized_to_a_script_beside_it(client: Edi
 
     missing = await h.minimize(client, {"uri": uri, "errMsg": "no such text"})
     assert missing.status == "failed" and 'cell 3, line 5, in <module>' in missing.message
+
+
+async def test_a_missing_top_level_import_is_reported_as_the_environment(client: EditorClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "needs.py", "import numpy_is_not_here_at_all\nprint(1)\n"))
+
+    suggested = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+    assert suggested.suggestions == [] and suggested.failures == []
+    assert suggested.environment.module == "numpy_is_not_here_at_all"
+    assert suggested.environment.python == sys.executable and "autodd.interpreter" in suggested.error
+
+    result = await h.minimize(client, {"uri": uri})  # no failure given: nothing is asked, the run stops
+    assert result.status == "failed" and "cannot import 'numpy_is_not_here_at_all'" in result.message
