@@ -237,7 +237,8 @@ def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
 def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
-        _prepare(args, FailureSpec.message("-"))  # every option is checked before anything runs
+        text, _ = _prepare(args, FailureSpec.message("-"))  # every option is checked before anything runs
+        _check_compiles(args, text)
         options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus,
                              args=args.args, stdin=args.stdin)
         options.validate()
@@ -248,7 +249,6 @@ def _suggest_messages(args: argparse.Namespace) -> int:
                 return _fail(reason, EXIT_NOT_REPRODUCIBLE)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
-    text = args.notebook.text if args.notebook is not None else _read_source(args.source)
     missing = missing_import(result.output, text, args.python)
     if missing is not None:  # the environment, not a bug: nothing to offer
         return _fail(missing.message(), EXIT_NOT_REPRODUCIBLE)
@@ -329,6 +329,19 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _check_compiles(args: argparse.Namespace, text: str) -> None:
+    """UsageError when SOURCE does not compile: a failure to keep is a failure of a program that runs."""
+    try:
+        compile(text, args.source, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        line = error.lineno or 0
+        where = args.notebook.where(line) if args.notebook is not None else f"line {line}"
+        raise UsageError(f"{args.source} does not compile ({where}: {error.msg}): fix that first; "
+                         "AutoDD keeps a failure of a program that runs") from None
+    except ValueError as error:  # a null byte
+        raise UsageError(f"{args.source} does not compile: {error}") from None
 
 
 def _notebook(path: str) -> NotebookProgram | None:

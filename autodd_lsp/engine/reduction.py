@@ -73,7 +73,7 @@ from autodd_lsp.execution import (
 )
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.recording import record_values
-from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.freeze import parse_freeze, problems_text
 from autodd_lsp.inlining import (
     Inlined,
     freeze_check,
@@ -1092,11 +1092,9 @@ def _parse_or_explain(text: str, path: str) -> ast.Module:
 
 
 def _check_annotations(text: str, path: str) -> None:
-    problems = parse_freeze(text).errors
+    problems = parse_freeze(text).blocking
     if problems:
-        first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
+        raise UsageError(f"{path}: {problems_text(problems)}")
 
 
 def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False) -> str:

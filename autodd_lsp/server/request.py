@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from autodd_lsp.engine import OptionError, ReduceOptions, RunOptions, UsageError
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.freeze import parse_freeze, problems_text
 
 SECTION = "autodd"  # the workspace/configuration section
 OUTPUTS = ("beside", "inPlace")
@@ -194,15 +194,13 @@ def interpreter_exists(interpreter: str) -> bool:
 
 
 def annotation_problem(text: str) -> str | None:
-    """The first freeze-annotation error (or syntax error) of `text`, with its 1-based place; None if none."""
+    """The syntax error of `text`, or every freeze-annotation problem that stops a run, with their
+    1-based places; None if none."""
     info = parse_freeze(text)
-    problems = [info.syntax_error] if info.syntax_error is not None else info.errors
-    if not problems:
-        return None
-    first = problems[0]
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    what = "syntax error: " if info.syntax_error is not None else ""
-    return f"line {first.line}, column {first.start_col + 1}: {what}{first.message}{more}"
+    error = info.syntax_error
+    if error is not None:
+        return f"line {error.line}, column {error.start_col + 1}: syntax error: {error.message}"
+    return problems_text(info.blocking) or None
 
 
 def failure_from_arguments(args: dict) -> FailureSpec | None:

@@ -1,0 +1,56 @@
+"""The first minute with AutoDD: messages a new user meets before any reduction starts.
+
+Real runs of the `autodd` command on tiny programs.
+"""
+
+from __future__ import annotations
+
+from tests.support import assert_one_line_error, autodd
+
+FAILS = "def f():\n    raise ValueError('boom')\n\n\nf()\n"
+
+
+def test_a_file_that_does_not_compile_gets_no_suggestion(tmp_path):
+    source = tmp_path / "broken.py"
+    source.write_text("x = 1\nif x\n    print(x)\n")
+    done = autodd(source)
+    assert_one_line_error(done, 2, "broken.py does not compile (line 2: expected ':')")
+    assert "--err-msg" not in done.stderr
+
+
+def test_suggestions_keep_every_option_given(tmp_path):
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS)
+    (tmp_path / "out").mkdir()
+    done = autodd(source, "-o", tmp_path / "out" / "x.py", "-j", "2", "--report", tmp_path / "bug.md",
+                  "--backend", "subproc")
+    assert done.returncode == 2
+    commands = [line.strip() for line in done.stderr.splitlines() if line.strip().startswith("autodd ")]
+    assert commands, done.stderr
+    for command in commands:
+        assert f"-o {tmp_path / 'out' / 'x.py'} -j 2 --report {tmp_path / 'bug.md'} --backend subproc" in command
+
+
+def test_options_are_checked_before_the_probe_run(tmp_path):
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS.replace("f()\n", "open('ran', 'w').write('1')\nf()\n"))
+    assert_one_line_error(autodd(source, "-j", "0"), 2, "-j/--jobs must be at least 1")
+    assert_one_line_error(autodd(source, "-o", tmp_path / "no" / "such" / "x.py"), 2, "cannot write the output")
+    assert not (tmp_path / "ran").exists() and not any(tmp_path.glob("**/ran"))
+
+
+def test_mistyped_and_miscased_markers_are_refused_like_the_editor_flags_them(tmp_path):
+    source = tmp_path / "marked.py"
+    source.write_text("x = 1  # autodd: frezee\ny = 2  # AutoDD: Freeze\nraise ValueError('boom')\n")
+    done = autodd(source, "--err-msg", "boom")
+    assert_one_line_error(done, 2, "unknown AutoDD annotation 'frezee'")
+    assert "line 1, column 8" in done.stderr and "line 2, column 8" in done.stderr
+    assert "'AutoDD' is not one" in done.stderr
+
+
+def test_every_misplaced_marker_is_listed(tmp_path):
+    source = tmp_path / "marked.py"
+    source.write_text("x = 1  # autodd: freeze-start\ny = 2  # autodd: end-freeze\nraise ValueError('boom')\n")
+    done = autodd(source, "--err-msg", "boom")
+    assert_one_line_error(done, 2, "line 1, column 8: `# autodd: freeze-start` must be a comment on a line of its own")
+    assert "line 2, column 8: `# autodd: end-freeze` must be" in done.stderr and "more)" not in done.stderr
