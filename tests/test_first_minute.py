@@ -54,3 +54,58 @@ def test_every_misplaced_marker_is_listed(tmp_path):
     done = autodd(source, "--err-msg", "boom")
     assert_one_line_error(done, 2, "line 1, column 8: `# autodd: freeze-start` must be a comment on a line of its own")
     assert "line 2, column 8: `# autodd: end-freeze` must be" in done.stderr and "more)" not in done.stderr
+
+
+def _on_a_terminal(args, answer: bytes, cwd) -> tuple[int, str]:
+    """Run `autodd ARGS` with a real pseudo-terminal as its stdin/stdout/stderr; answer its question."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "autodd_lsp", *map(str, args)], stdin=follower, stdout=follower,
+                               stderr=follower, cwd=cwd, close_fds=True)
+    os.close(follower)
+    seen, answered, deadline = b"", False, time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the other end closed: the command ended
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if not answered and b"run which?" in seen:
+                os.write(leader, answer)
+                answered = True
+            if process.poll() is not None and not ready:
+                break
+        return process.wait(timeout=60), seen.decode("utf-8", "replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(leader)
+
+
+def test_on_a_terminal_the_pick_starts_the_run(tmp_path):
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS)
+    code, shown = _on_a_terminal([source.name, "--backend", "subproc", "-q"], b"1\n", tmp_path)
+    assert "1) autodd fails.py --err-msg" in shown and "--backend subproc -q" in shown, shown
+    assert code == 0, shown
+    assert "boom" in (tmp_path / "fails.min.py").read_text()
+    assert "Done:" in shown
+
+
+def test_on_a_terminal_q_runs_nothing(tmp_path):
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS)
+    code, shown = _on_a_terminal([source.name], b"q\n", tmp_path)
+    assert code == 2 and "run which?" in shown and not (tmp_path / "fails.min.py").exists()

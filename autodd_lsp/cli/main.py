@@ -27,6 +27,7 @@ import threading
 import time
 
 from autodd_lsp import __version__
+from autodd_lsp.cli.pick import interactive, pick
 from autodd_lsp.cli.progress import TerminalReporter
 from autodd_lsp.engine import (
     BACKENDS,
@@ -263,8 +264,12 @@ def _suggest_messages(args: argparse.Namespace) -> int:
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
     program_args = ["--", *args.args] if args.args else []
-    for flags in suggestions:
-        print(f"  autodd {shell_command([source, *flags, *args.given, *program_args])}", file=sys.stderr)
+    commands = [[source, *flags, *args.given, *program_args] for flags in suggestions]
+    if interactive():
+        chosen = pick(commands)
+        return EXIT_USAGE if chosen is None else main(chosen)
+    for words in commands:
+        print(f"  autodd {shell_command(words)}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
