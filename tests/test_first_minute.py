@@ -109,3 +109,16 @@ def test_on_a_terminal_q_runs_nothing(tmp_path):
     source.write_text(FAILS)
     code, shown = _on_a_terminal([source.name], b"q\n", tmp_path)
     assert code == 2 and "run which?" in shown and not (tmp_path / "fails.min.py").exists()
+
+
+def test_a_message_only_in_a_quoted_source_line_is_explained(tmp_path):
+    source = tmp_path / "orders.py"
+    source.write_text("DISCOUNTS = {'gold': 0.2}\n\n\ndef discount(tier):\n    return DISCOUNTS[tier]\n\n\n"
+                      "discount('silver')\n")
+    done = autodd(source, "--err-msg", "DISCOUNTS[tier]")
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
+    assert len(errors) == 1 and errors[0].endswith(
+        "does not print 'DISCOUNTS[tier]' (exit status 1): it appears only in a source line a traceback quotes, "
+        "which does not count; nothing to reduce"), done.stderr
+    assert "    return DISCOUNTS[tier]" in done.stderr  # the output shown below the error has it, quoted

@@ -81,6 +81,7 @@ from autodd_lsp.inlining import (
     inline_local_modules,
 )
 from autodd_lsp.oracle.degenerate import degenerate_values
+from autodd_lsp.oracle.failure import QUOTED_ONLY, only_quoted
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import (
     Observation,
@@ -325,7 +326,7 @@ class Reduction:
             if not_run:
                 raise NotReproducible(not_run, output_tail(last.output, max_lines=15))
             if spec.kind == "message":
-                reason = _not_reproduced_reason(str(spec.value), last, len(runs), hint=not options.repeat)
+                reason = _not_reproduced_reason(str(spec.value), last, len(runs), hint=not options.repeat, text=text)
             else:
                 reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
@@ -1097,7 +1098,7 @@ def _check_annotations(text: str, path: str) -> None:
         raise UsageError(f"{path}: {problems_text(problems)}")
 
 
-def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False) -> str:
+def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False, text: str = "") -> str:
     last = "timed out" if result.timed_out else f"exit status {result.returncode}"
     if runs > 1:
         return f"the original program did not print {message!r} in any of its {runs} runs (the last: {last})"
@@ -1105,6 +1106,8 @@ def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint:
         reason = f"the original program timed out without printing {message!r}"
     else:
         reason = f"the original program does not print {message!r} ({last})"
+        if only_quoted(result.output, message, text):
+            return f"{reason}: {QUOTED_ONLY}"  # it does fail: the message is not the failure's
     return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
 
 
