@@ -8,7 +8,7 @@
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
     # how to run it: ReduceOptions(..., backend="subproc", timeout=10, jobs=4, gpus="auto");
-    # those are RunOptions (engine/options.py), which is all that probe() takes
+    # those are RunOptions (engine/options.py), which is all that a trial run (engine/trial.py) takes
 
     # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
     path, test = split_source(source)          # UsageError for a bad node id

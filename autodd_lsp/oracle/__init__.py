@@ -1,7 +1,8 @@
 """Interestingness: does a candidate's run still show the user's failure?
 
-One module per kind of failure to keep (see `run.py`), the same-failure rule
-over them (`same.py`), and degenerate values (`degenerate.py`).
+One pure judge per kind of failure to keep (see `run.py`; which kind makes which
+judge, and everything else about a kind, is its module's in `autodd_lsp/kinds/`),
+the same-failure rule over them (`same.py`), and degenerate values (`degenerate.py`).
 """
 
 from autodd_lsp.oracle.exit_status import ExitStatusOracle

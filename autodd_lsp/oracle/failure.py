@@ -90,6 +90,7 @@ class FailureOracle:
 
     def __init__(self, message: str, original_output: str, original_text: str, *, allow_timeout: bool = False):
         self.message = message
+        self.text = original_text  # the program the original run ran
         self.allow_timeout = allow_timeout
         self.kinds = {m.kind for m in self.find(original_output, original_text)}
 

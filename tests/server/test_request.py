@@ -101,4 +101,4 @@ def test_program_arguments_and_input_are_request_fields(tmp_path):
                                      "stdin": "in.txt"},)).options(None, cwd=str(tmp_path))
     launch = chosen.reduce.launch()
     assert launch.argv("/p.py") == ["/p.py", "--size", "3"] and launch.stdin == str(tmp_path / "in.txt")
-    assert chosen.probe_options().launch() == launch  # the suggestion run starts the same way
+    assert chosen.trial_options().launch() == launch  # the suggestion run starts the same way

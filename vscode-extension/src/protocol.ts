@@ -51,7 +51,7 @@ export interface SuggestErrMsgResult {
   returncode: number | null;
 }
 
-export type Backend = 'runner' | 'subproc';
+export type Backend = 'runner' | 'subproc' | 'ray';
 export type OutputMode = 'beside' | 'inPlace';
 export type MatchRule = 'same' | 'substring';
 
