@@ -25,7 +25,7 @@ import os
 import sys
 import types
 import typing
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from typing import Any
 
 from autodd_lsp.engine.errors import UsageError
@@ -232,6 +232,21 @@ class ReduceOptions(RunOptions):
                               value=self.repeat, most=MAX_REPEAT)
         if self.test and self.spec.rules.test_problem:
             raise UsageError(self.spec.rules.test_problem)
+        if self.spec.rules.command(self.spec.value) and self.backend == "ray":
+            raise UsageError(f"{self.spec.rules.flag} runs your command on this machine: use --backend runner or "
+                             "subproc, not ray")
+
+    def launch(self) -> Launch:
+        """How every run starts: as `RunOptions.launch`, or, when the kind judges with a command of its own
+        (`--check CMD`), that command through the shell (`Launch.shell`)."""
+        command = self.spec.rules.command(self.spec.value)
+        return replace(super().launch(), shell=command) if command else super().launch()
+
+    @property
+    def backend_to_use(self) -> str:
+        """The backend candidates run on: the one asked for, except that a shell command (a check) runs
+        as a subprocess (the warm fork servers run Python)."""
+        return "subproc" if self.spec.rules.command(self.spec.value) else self.backend
 
 
 @dataclass(frozen=True)

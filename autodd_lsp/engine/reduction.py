@@ -204,7 +204,7 @@ class Reduction:
                 "reads beside itself (through __file__) are not found there"
             ))
         backend = create_backend(
-            self.options.backend,
+            self.options.backend_to_use,
             python=self.options.python,
             cwd=self.options.cwd or os.getcwd(),
             jobs=self.options.jobs,
@@ -934,7 +934,7 @@ class Reduction:
             self._final_rate = measure(last, first_failure_only=False)
             if self._final_rate.failures:
                 return True
-            if self.options.backend == "subproc":
+            if self.options.backend_to_use == "subproc":
                 return False  # judged the same way before: the failure is flaky
             good, bad = 0, last
             while good + 1 < bad and not self.cancelled:

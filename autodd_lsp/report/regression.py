@@ -122,8 +122,9 @@ def regression_test(
         output_name=_docstring_safe(output_name),
         while_there=kind.regression_while_there,
         output_name_literal=repr(output_name),
-        command_literal=repr(PytestTest(options.test).command(output_name) if options.test
-                             else [output_name, *options.args]),
+        command_literal=repr(kind.regression_command(
+            spec.value, PytestTest(options.test).command(output_name) if options.test else [output_name, *options.args],
+            output_name, options.cwd or os.getcwd())),
         stdin_literal=_stdin_literal(options),
         constants=kind.regression_constants(spec.value),
         original_literal=repr(summary.original_failure_line),
