@@ -13,6 +13,8 @@ import pytest
 
 from tests.support import assert_one_line_error, autodd, run_pytest
 
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
 PLUGIN = '''\
 TABLE = {"st.": "street", "rd.": "road"}
 
@@ -49,6 +51,7 @@ DRIVER = '''\
 import importlib.util
 import os
 import sys
+
 
 assert os.environ["AUTODD_CANDIDATE"] == sys.argv[1]
 spec = importlib.util.spec_from_file_location("plugin", sys.argv[1])

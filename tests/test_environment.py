@@ -16,9 +16,12 @@ import pytest
 from autodd_lsp.engine.environment import missing_import
 from tests.support import autodd
 
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
 PROGRAM = '''\
 import json
 import numpy_is_not_here_at_all as np
+
 
 
 def main():

@@ -5,7 +5,12 @@ Real runs of the `autodd` command on tiny programs.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import assert_one_line_error, autodd
+
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
 
 FAILS = "def f():\n    raise ValueError('boom')\n\n\nf()\n"
 

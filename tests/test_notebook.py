@@ -13,6 +13,9 @@ import pytest
 
 from tests.support import assert_one_line_error, autodd, run_standalone
 
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
+
 nbformat = pytest.importorskip("nbformat")  # a dependency (pyproject.toml); the import is the notebook's reader
 v4 = nbformat.v4
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.support import assert_one_line_error, autodd, run_pytest
 
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
 CLI = '''\
 import argparse
 import json
@@ -40,6 +42,7 @@ main()
 
 FILTER = '''\
 import sys
+
 
 TOTALS = {}
 

@@ -28,11 +28,12 @@ import time
 
 from autodd_lsp import __version__
 from autodd_lsp.cli.pick import interactive, pick
-from autodd_lsp.cli.progress import TerminalReporter
+from autodd_lsp.cli.terminal import TerminalReporter
 from autodd_lsp.engine import (
     Accepted,
     Event,
     Failed,
+    FailureSpec,
     Notice,
     NotReproducible,
     Progress,
@@ -40,11 +41,11 @@ from autodd_lsp.engine import (
     Reduction,
     Summary,
     UsageError,
+    ask_failure,
+    engine_options,
+    output_tail,
     split_source,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import engine_options
-from autodd_lsp.engine.question import ask_failure
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,
@@ -52,7 +53,6 @@ from autodd_lsp.files import (
     writable_problem,
 )
 from autodd_lsp.kinds import KINDS, NOT_GIVEN, Kind, one_of
-from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.notebook import (
     NotebookError,
     NotebookProgram,

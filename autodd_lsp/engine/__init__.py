@@ -19,6 +19,16 @@ the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
 cancel: `summary.cancelled`, with the best text so far). Bad input raises
 UsageError from the constructor. The engine knows nothing about its front ends.
+
+This module is the whole API the front ends use (tests/test_layout.py checks that
+they import nothing else of the engine, nor the execution layer): besides the
+above, the failure question (`ask_failure`: one trial run of a program and the
+failures it shows, `question.py`), the option metadata the CLI's flags and the
+server's settings are built from (`engine_options`), `output_tail` (the end of an
+output, for a person), the person in the loop's answers (`person`: `Kept`,
+`without_line`) and `CancelEvent`, the cancel flag a front end hands to
+`ask_failure` and `try_text`. The kinds of failure (`autodd_lsp.kinds`) sit below
+the engine; a front end may read their registry to list them.
 """
 
 from autodd_lsp.engine.errors import NotReproducible, UsageError
@@ -40,27 +50,39 @@ from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.options import (
     BACKENDS,
     MATCH_RULES,
+    EngineOption,
     OptionError,
     ReduceOptions,
     RunOptions,
+    engine_options,
 )
-from autodd_lsp.engine.pytest_target import split_source
+from autodd_lsp.engine.person import FAILURE_GONE, Kept, without_line
+from autodd_lsp.engine.pytest_target import PytestTest, split_source
+from autodd_lsp.engine.question import FailureQuestion, ask_failure
 from autodd_lsp.engine.reduction import Reduction
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.kinds.signature import output_tail
 
 __all__ = [
     "BACKENDS",
+    "FAILURE_GONE",
     "MATCH_RULES",
     "Accepted",
+    "CancelEvent",
+    "EngineOption",
     "Event",
     "Failed",
+    "FailureQuestion",
     "FailureRate",
     "FailureSpec",
     "Finished",
+    "Kept",
     "NotReproducible",
     "Notice",
     "OptionError",
     "PassStarted",
     "Progress",
+    "PytestTest",
     "ReduceOptions",
     "Reduction",
     "RunOptions",
@@ -69,5 +91,9 @@ __all__ = [
     "Stats",
     "Summary",
     "UsageError",
+    "ask_failure",
+    "engine_options",
+    "output_tail",
     "split_source",
+    "without_line",
 ]

@@ -32,7 +32,7 @@ from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MAX_REPEAT
 from autodd_lsp.engine.pytest_target import PytestTest, check_test_id
-from autodd_lsp.execution.base import Launch
+from autodd_lsp.execution.backend import Launch
 from autodd_lsp.execution.gpus import parse_gpus
 
 BACKENDS = ("runner", "subproc", "ray")

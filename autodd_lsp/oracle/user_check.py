@@ -8,7 +8,7 @@ and nothing in CMD's output is read. The original must pass the check too, or
 there is nothing to reduce.
 
 Pure, like every oracle: it reads runs (here: runs of CMD) and runs nothing.
-How CMD is started is the execution layer's (`execution.base.Launch.shell`).
+How CMD is started is the execution layer's (`execution.backend.Launch.shell`).
 """
 
 from __future__ import annotations

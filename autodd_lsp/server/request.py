@@ -18,9 +18,15 @@ import shutil
 import typing
 from dataclasses import dataclass, field, replace
 
-from autodd_lsp.engine import OptionError, ReduceOptions, RunOptions, UsageError
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import EngineOption, engine_options
+from autodd_lsp.engine import (
+    EngineOption,
+    FailureSpec,
+    OptionError,
+    ReduceOptions,
+    RunOptions,
+    UsageError,
+    engine_options,
+)
 from autodd_lsp.freeze import parse_freeze, problems_text
 from autodd_lsp.kinds import KINDS
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import UNQUOTED_LINES, PrintedKind
+from autodd_lsp.kinds.kind import UNQUOTED_LINES, PrintedKind
 from autodd_lsp.oracle.regex import RegexOracle, compile_regex
 from autodd_lsp.oracle.run import Oracle, Run
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import Kind
+from autodd_lsp.kinds.kind import Kind
 from autodd_lsp.oracle.exit_status import ExitStatusOracle, exception_lines
 from autodd_lsp.oracle.run import Oracle, Run
 from autodd_lsp.oracle.same import Observer

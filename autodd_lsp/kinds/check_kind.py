@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import Kind
+from autodd_lsp.kinds.kind import Kind
 from autodd_lsp.oracle.run import Oracle, Run
 from autodd_lsp.oracle.same import Observation
 from autodd_lsp.oracle.user_check import UserCheckOracle

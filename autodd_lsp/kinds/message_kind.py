@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from autodd_lsp.kinds.base import UNQUOTED_LINES, PrintedKind
+from autodd_lsp.kinds.kind import UNQUOTED_LINES, PrintedKind
 from autodd_lsp.kinds.signature import suggest_err_msgs
 from autodd_lsp.oracle.failure import QUOTED_ONLY, FailureOracle, only_quoted
 from autodd_lsp.oracle.run import Oracle, Run
