@@ -25,7 +25,7 @@ from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.trial import trial_run
 from autodd_lsp.execution import RunResult
 from autodd_lsp.files import read_python_source
-from autodd_lsp.kinds import KINDS, message_kind
+from autodd_lsp.kinds import KINDS, message
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,12 @@ class FailureQuestion:
     @property
     def messages(self) -> list[str]:
         """The messages offered (the `--err-msg` / `errMsg` choices)."""
-        return [str(choice.spec.value) for choice in self.choices if choice.spec.rules is message_kind.KIND]
+        return [str(choice.spec.value) for choice in self.choices if choice.spec.rules is message.KIND]
 
     @property
     def others(self) -> list[FailureChoice]:
         """The failures without a message offered: a signal, a hang, an exit status."""
-        return [choice for choice in self.choices if choice.spec.rules is not message_kind.KIND]
+        return [choice for choice in self.choices if choice.spec.rules is not message.KIND]
 
 
 def ask_failure(source_path: str, options: RunOptions, *, text: str | None = None,

@@ -349,7 +349,7 @@ class Reduction:
         self._record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
         rate_test, timeout_rejects = None, True
         if spec.rules.runs_to_the_limit:
-            # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py).
+            # A candidate hangs if it runs past the limit the original ran past (see oracle/timeout.py).
             judge, candidate_timeout = Judge(oracle, None, degenerate_values(self._tree)), timeout
         else:
             # A second run: is the failure line stable, and how long does a warm run take?

@@ -1,14 +1,11 @@
 """The kinds of failure to keep: one module per kind, registered here and nowhere else.
 
-    message_kind.py    --err-msg MSG      errMsg     the program prints MSG
-    regex_kind.py      --err-regex REGEX  errRegex   a line of its output matches REGEX
-    crash_kind.py      --crash [SIGNAL]   crash      it dies by a signal
-    exit_code_kind.py  --exit-code N      exitCode   it exits with status N
-    hang_kind.py       --hang             hang       it runs past the time limit
-    check_kind.py      --check CMD        check      your own command exits with 0 (it judges, not the program)
-
-(`_kind`: no two modules of AutoDD share a file name, and each kind's judge is a
-module of `autodd_lsp/oracle/`.)
+    message.py    --err-msg MSG      errMsg     the program prints MSG
+    regex.py      --err-regex REGEX  errRegex   a line of its output matches REGEX
+    crash.py      --crash [SIGNAL]   crash      it dies by a signal
+    exit_code.py  --exit-code N      exitCode   it exits with status N
+    hang.py       --hang             hang       it runs past the time limit
+    check.py      --check CMD        check      your own command exits with 0 (it judges, not the program)
 
 Each module holds one `Kind` (see `kind.py` for what a kind declares: its flag,
 its server argument, its checks and words, its oracle, its suggestion from a
@@ -23,19 +20,12 @@ report may read it too.
 
 from __future__ import annotations
 
-from autodd_lsp.kinds import (
-    check_kind,
-    crash_kind,
-    exit_code_kind,
-    hang_kind,
-    message_kind,
-    regex_kind,
-)
+from autodd_lsp.kinds import check, crash, exit_code, hang, message, regex
 from autodd_lsp.kinds.kind import NOT_GIVEN, Kind
 
 # The registry, in the order they are listed to a person. Keyed by the engine's name of each.
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    message_kind.KIND, regex_kind.KIND, crash_kind.KIND, exit_code_kind.KIND, hang_kind.KIND, check_kind.KIND,
+    message.KIND, regex.KIND, crash.KIND, exit_code.KIND, hang.KIND, check.KIND,
 )}
 
 

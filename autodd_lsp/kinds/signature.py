@@ -10,7 +10,7 @@ that identify its failure, best first:
 
 It is pure: it reads outputs and never runs anything (`engine/trial.py` runs the
 program once when a person asks for suggestions; `engine/question.py` asks
-every kind, the message kind (`message_kind.py`) asks this). `output_tail` is the end
+every kind, the message kind (`message.py`) asks this). `output_tail` is the end
 of an output, for a person to read.
 """
 

@@ -7,8 +7,8 @@ the same-failure rule over them (`same.py`), and degenerate values (`degenerate.
 
 from autodd_lsp.oracle.exit_status import ExitStatusOracle
 from autodd_lsp.oracle.failure import FailureOracle, matching_lines
-from autodd_lsp.oracle.hang import HangOracle
-from autodd_lsp.oracle.regex import RegexOracle
+from autodd_lsp.oracle.regex_match import RegexOracle
 from autodd_lsp.oracle.signals import CrashOracle
+from autodd_lsp.oracle.timeout import HangOracle
 
 __all__ = ["CrashOracle", "ExitStatusOracle", "FailureOracle", "HangOracle", "RegexOracle", "matching_lines"]

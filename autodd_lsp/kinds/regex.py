@@ -1,4 +1,4 @@
-"""`--err-regex REGEX` / `errRegex`: a line of the output matches REGEX (the oracle: `oracle/regex.py`).
+"""`--err-regex REGEX` / `errRegex`: a line of the output matches REGEX (the oracle: `oracle/regex_match.py`).
 
 The message rule with a regular expression for the text: searched as
 `re.search` does, not in quoted source lines; the expression must compile and
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from autodd_lsp.kinds.kind import UNQUOTED_LINES, PrintedKind
-from autodd_lsp.oracle.regex import RegexOracle, compile_regex
+from autodd_lsp.oracle.regex_match import RegexOracle, compile_regex
 from autodd_lsp.oracle.run import Oracle, Run
 
 

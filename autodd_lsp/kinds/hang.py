@@ -1,4 +1,4 @@
-"""`--hang` / `hang`: the program runs past `--timeout` (the oracle: `oracle/hang.py`).
+"""`--hang` / `hang`: the program runs past `--timeout` (the oracle: `oracle/timeout.py`).
 
 The original runs once, with the limit, and candidates get that same limit (a
 smaller one could take a slow program for a hang). No failure line, no values
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from autodd_lsp.kinds.kind import NOT_GIVEN, Kind
-from autodd_lsp.oracle.hang import HangOracle
 from autodd_lsp.oracle.run import Oracle, Run
+from autodd_lsp.oracle.timeout import HangOracle
 
 
 class Hang(Kind):
