@@ -1,6 +1,7 @@
 """Size metrics for a program, and the standalone reproduction check."""
 
 import ast
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,8 @@ def program_size(source: str) -> dict:
 
 
 def run_copy_alone(
-    program: Path, timeout: float, env: dict | None, in_place: bool = False, test: str = ""
+    program: Path, timeout: float, env: dict | None, in_place: bool = False, test: str = "",
+    args: tuple[str, ...] = (), check: str = "",
 ) -> tuple[subprocess.CompletedProcess | None, str]:
     """Run a copy of `program` with a fresh interpreter in an empty folder: the run
     (None: it timed out) and the path the copy ran as (gone by then).
@@ -39,15 +41,27 @@ def run_copy_alone(
     original (e.g. importing the unreduced program as a module). An original
     runs `in_place` instead: beside the data and modules it was given. A pytest case
     (`test`: the node id in the file) runs as `python -m pytest FILE::test --tb=native`.
+    `args`: the program's own arguments. A notebook runs as the script of its code cells.
+    `check`: the user's check (`--check CMD`) runs instead, in the program's own folder
+    (beside the driver it names), `{}` being the program.
     """
-    with tempfile.TemporaryDirectory(prefix="autodd-repro-") as folder:
-        copy = Path(folder) / program.name
-        if in_place:
+    with tempfile.TemporaryDirectory(prefix="autodd-repro-") as scratch:
+        folder, copy = scratch, Path(scratch) / program.name
+        if in_place or check:
             folder, copy = str(program.parent), program
         else:
             shutil.copyfile(program, copy)
+        run = copy.name
+        if copy.suffix == ".ipynb":
+            from autodd_lsp.notebook import notebook_program
+
+            script = Path(scratch) / f"{copy.stem}.cells.py"
+            script.write_text(notebook_program(str(copy)).text)
+            run = str(script)
         try:
-            command = [sys.executable, copy.name]
+            command = [sys.executable, run, *args]
+            if check:
+                command = ["/bin/sh", "-c", check.replace("{}", shlex.quote(str(copy)))]
             if test:
                 # The engine's output options (engine/pytest_target.py): the exception is the last line
                 # with the message (no short summary), the test's own output comes before it.
@@ -68,10 +82,12 @@ def run_copy_alone(
 
 
 def reproduces_standalone(program: Path, err_msg: str, timeout: float, env: dict,
-                          returncode: int | None = None, in_place: bool = False, test: str = "") -> dict:
+                          returncode: int | None = None, in_place: bool = False, test: str = "",
+                          args: tuple[str, ...] = (), check: str = "") -> dict:
     """Run `program` alone (see run_copy_alone); look for err_msg, or, for a failure
-    without a message, for its exit status `returncode` (negative: killed by that signal)."""
-    proc, _ = run_copy_alone(program, timeout, env, in_place, test)
+    without a message, for its exit status `returncode` (negative: killed by that signal;
+    with `check`, 0: the check's)."""
+    proc, _ = run_copy_alone(program, timeout, env, in_place, test, args, check)
     if proc is None:
         return {"reproduces": False, "why": f"timed out after {timeout:g}s"}
     if returncode is not None:

@@ -101,12 +101,13 @@ def run_case(case: Case, tools: list, args) -> dict | None:
             print(f"skipping {case.name}: the original does not reproduce ({why})")
             return result
         original = None
-        if not args.no_fidelity and not case.flags and case.runs == 1:  # it compares one run's message lines
+        if not args.no_fidelity and not case.flags and not case.ours_only and case.runs == 1:  # one run's lines
             original = fidelity.original_failure(source, case.err_msg, repro_timeout(case), subprocess_env(),
                                                  case.test)
             result["original"]["failure"] = original
         for tool in tools:
-            if (case.flags and not tool.takes_failure_flags) or (case.test and not tool.takes_test_ids):
+            if (case.flags and not tool.takes_failure_flags) or (case.test and not tool.takes_test_ids) or (
+                    case.ours_only and tool.name != "ours"):
                 result["tools"][tool.name] = not_applicable(case, tool)
                 continue
             runs = []
@@ -127,6 +128,8 @@ def not_applicable(case: Case, tool) -> dict:
     or its SOURCE (the reference runs files as scripts: no pytest node id)."""
     if case.test:
         return {"status": "n/a", "detail": f"takes no pytest node id (FILE.py::{case.test}): it runs files as scripts"}
+    if case.ours_only:
+        return {"status": "n/a", "detail": case.ours_only}
     return {"status": "n/a", "detail": f"takes only --err-msg, not {case.failure}"}
 
 
@@ -144,7 +147,7 @@ def median_run(runs: list[dict]) -> dict:
 
 
 def case_header(case: Case, source: Path, jobs: int) -> dict:
-    original = program_size(source.read_text())
+    original = program_size(case.program_text(source))
     original.update(reproduces_in_some_run(case, source, in_place=True))
     return {
         "description": case.description,
@@ -175,7 +178,9 @@ def run_one(case: Case, tool, source: Path, workdir: Path, args) -> dict:
     output = workdir / (f"{source.stem}_min.py" if case.test else f"{case.name}.min.py")
     logs = args.out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs, case.flags, case.test)
+    flags = ("--check", case.check) if case.check else case.flags
+    command = build_command(tool, program, output, case.err_msg, case.timeout, args.jobs, flags, case.test,
+                            case.program_args)
     if case.runs > 1 and tool.takes_failure_flags:  # ours: measure the intermittent failure's rate
         command += ["--repeat", str(case.runs)]
     record = run_tool(tool, command, workdir, output, logs / f"{case.name}.{tool.name}", args.cap,
@@ -220,7 +225,8 @@ def reproduces_in_some_run(case: Case, program: Path, in_place: bool = False) ->
     """`reproduces_standalone`, up to `case.runs` times (an intermittent failure shows in some)."""
     for attempt in range(case.runs):
         found = reproduces_standalone(program, case.err_msg, repro_timeout(case), subprocess_env(),
-                                      case.returncode, in_place=in_place, test=case.test)
+                                      case.returncode, in_place=in_place, test=case.test,
+                                      args=case.program_args, check=case.check)
         if found["reproduces"]:
             if case.runs > 1:
                 found["why"] = f"in run {attempt + 1} of at most {case.runs}"

@@ -105,7 +105,7 @@ class SizeSampler(threading.Thread):
 
 
 def build_command(tool: ToolSpec, source: Path, output: Path, err_msg: str, timeout: int, jobs: int,
-                  flags: tuple[str, ...] = (), test: str = "") -> list[str]:
+                  flags: tuple[str, ...] = (), test: str = "", program_args: tuple[str, ...] = ()) -> list[str]:
     """The tool's command line; `flags` (a failure without a message) in place of --err-msg;
     `test`: SOURCE is that pytest node of the file."""
     if flags and not tool.takes_failure_flags:
@@ -119,6 +119,7 @@ def build_command(tool: ToolSpec, source: Path, output: Path, err_msg: str, time
         "--timeout", str(timeout),
         "-j", str(jobs),
         *tool.extra_args,
+        *(("--", *program_args) if program_args else ()),
     ]
 
 

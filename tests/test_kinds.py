@@ -32,6 +32,7 @@ EXAMPLES: dict[str, str | int | None] = {
     "exit-code": 3,
     "hang": None,
     "wrong-answer": None,
+    "check": "python driver.py {}",
 }
 
 
@@ -56,9 +57,9 @@ def test_the_front_ends_list_exactly_the_registered_kinds():
     flags = {option for action in build_parser()._actions for option in action.option_strings}
     assert {kind.flag for kind in KINDS.values()} <= flags
     assert failure_fields() == [kind.field for kind in KINDS.values()]
-    with pytest.raises(UsageError, match=re.escape("(--err-msg, --err-regex, --crash, --exit-code, --hang or --wrong-answer)")):
+    with pytest.raises(UsageError, match=re.escape("(--err-msg, --err-regex, --crash, --exit-code, --hang, --wrong-answer or --check)")):
         failure_to_keep(build_parser().parse_args(["prog.py", "--hang", "--exit-code", "3"]))
-    with pytest.raises(RunError, match=re.escape("give one failure to keep (errMsg, errRegex, crash, exitCode, hang, wrongAnswer), not")):
+    with pytest.raises(RunError, match=re.escape("give one failure to keep (errMsg, errRegex, crash, exitCode, hang, wrongAnswer, check), not")):
         failure_from_arguments({"errMsg": "x", "hang": True})
 
 

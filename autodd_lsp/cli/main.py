@@ -1,7 +1,10 @@
 """`autodd SOURCE (--err-msg MSG | --err-regex REGEX | --crash [SIGNAL] | --exit-code N | --hang)
 -o OUTPUT [--backend {runner,subproc,ray}] [--timeout SEC] [-j N] [--gpus IDS] [--ray-address ADDRESS]
 [--match {same,substring}]
-[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py]`
+[--repeat N] [--keep-imports] [--report FILE.md] [--emit-test FILE.py] [--stdin FILE] [-- ARG...]`
+
+ARG... (after `--`) are the program's own arguments, given to every run of it; --stdin
+FILE is what every run reads on its standard input.
 
 Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
 without any, SOURCE is run once and the command prints the ones it could use;
@@ -25,16 +28,18 @@ import time
 import typing
 
 from autodd_lsp import __version__
+from autodd_lsp.cli.pick import interactive, pick
 from autodd_lsp.cli.terminal import TerminalReporter
 from autodd_lsp.engine import (
     Accepted,
     Event,
+    Failed,
     FailureSpec,
+    Notice,
     NotReproducible,
     Progress,
     ReduceOptions,
     Reduction,
-    RunOptions,
     Summary,
     UsageError,
     ask_failure,
@@ -49,6 +54,13 @@ from autodd_lsp.files import (
     writable_problem,
 )
 from autodd_lsp.kinds import KINDS, NOT_GIVEN, Kind, one_of
+from autodd_lsp.notebook import (
+    NotebookError,
+    NotebookProgram,
+    is_notebook,
+    notebook_program,
+    notebook_text,
+)
 from autodd_lsp.report import bug_report, regression_test
 from autodd_lsp.shell import shell_command
 
@@ -62,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autodd",
         description="Shrink a failing Python program to a small program that still fails the same way.",
+        epilog="The program's own arguments go after --: autodd train.py --err-msg MSG -- --size 3",
     )
     parser.add_argument("source", metavar="SOURCE", help="the failing Python file (never modified), or a failing "
                         "pytest test in it: FILE.py::test_name, FILE.py::test_name[params], FILE.py::Class::test_name")
@@ -101,13 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(_optional_value_before_source(sys.argv[1:] if argv is None else list(argv)))
+    words, program_args = split_program_args(sys.argv[1:] if argv is None else list(argv))
+    args = build_parser().parse_args(_optional_value_before_source(words))
+    args.args = program_args
+    args.given = given_options(words, args.source)
     try:
         args.source, args.test = split_source(args.source)  # a pytest node id: FILE.py::test
+        args.notebook = _notebook(args.source)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     if args.output is None:
         args.output = beside_output_path(args.source)
+    explain = args.notebook.explain if args.notebook is not None else str
     try:
         failure = failure_to_keep(args)
     except UsageError as error:
@@ -115,10 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
-    writer = _ResultWriter(args.output)
+    writer = _ResultWriter(args.output, notebook_text if is_notebook(args.output) else None)
     try:
         text, options = _prepare(args, failure)
-        reduction = Reduction(text, args.source, options, _fan_out(reporter, writer))
+        reduction = Reduction(text, args.source, options, _fan_out(_explained(reporter, explain), writer))
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     writer.on_error = reduction.cancel
@@ -128,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     except NotReproducible as error:
         reporter.close()
         tail = f"\n--- last lines it printed ---\n{error.output_tail}" if error.output_tail else ""
-        return _fail(f"{error}; nothing to reduce{tail}", EXIT_NOT_REPRODUCIBLE)
+        return _fail(explain(f"{error}; nothing to reduce{tail}"), EXIT_NOT_REPRODUCIBLE)
     except UsageError as error:  # found only once running (e.g. the Ray cluster cannot be reached)
         reporter.close()
         return _fail(str(error), EXIT_USAGE)
@@ -137,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     writer.write(summary.text)
     if writer.error is not None:
         return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
-    print(summary.describe(), file=sys.stderr)
+    print(explain(summary.describe()), file=sys.stderr)
     print(f"autodd: wrote {output}", file=sys.stderr)
     extras = [path for path in (args.report, args.emit_test) if path]
     if summary.cancelled:
@@ -153,6 +171,22 @@ def main(argv: list[str] | None = None) -> int:
                          EXIT_UNVERIFIED)
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
     return 0
+
+
+def split_program_args(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """AutoDD's own words, and the program's arguments: everything after the first `--`."""
+    if "--" not in argv:
+        return argv, ()
+    at = argv.index("--")
+    return argv[:at], tuple(argv[at + 1:])
+
+
+def given_options(words: list[str], source: str) -> list[str]:
+    """The words the user gave besides SOURCE (for the commands AutoDD suggests: they keep them all)."""
+    rest = list(words)
+    if source in rest:
+        rest.remove(source)
+    return rest
 
 
 def _dest(kind: Kind) -> str:
@@ -195,25 +229,32 @@ def _flags() -> str:
 def _suggest_messages(args: argparse.Namespace) -> int:
     """No failure given: run SOURCE once (the user asked to reduce it) and offer its failure."""
     try:
-        _read_source(args.source)
-        options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
-        options.validate()
-        question = ask_failure(args.source, options)
+        text, prepared = _prepare(args, FailureSpec.message("-"))  # every option is checked before anything runs
+        _check_compiles(args, text)
+        options = prepared.run_options()
+        question = ask_failure(args.source, options, text=args.notebook.text if args.notebook is not None else None)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
     if question.not_run is not None:  # a test that passes, is not found or does not collect
         return _fail(question.not_run, EXIT_NOT_REPRODUCIBLE)
+    if question.environment is not None:  # the environment, not a bug: nothing to offer
+        return _fail(question.environment.message(), EXIT_NOT_REPRODUCIBLE)
     if not question.choices:
-        tail = output_tail(question.run.output, max_lines=10)
+        tail = output_tail(_explain_output(args, question.run.output), max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
         return _fail(f"a failure to keep is required ({_flags()}): "
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
-    for choice in question.choices:
+    program_args = ["--", *args.args] if args.args else []
+    commands = [[source, *choice.spec.command_line(), *args.given, *program_args] for choice in question.choices]
+    if interactive():
+        chosen = pick(commands)
+        return EXIT_USAGE if chosen is None else main(chosen)
+    for choice, words in zip(question.choices, commands, strict=True):
         # a choice whose words say more than its flag (a wrong answer: what differed) says them
         said = f"   # {choice.title}" if choice.spec.value is not None and not choice.spec.command_line()[1:] else ""
-        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}{said}", file=sys.stderr)
+        print(f"  autodd {shell_command(words)}{said}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
@@ -221,7 +262,7 @@ def _suggest_messages(args: argparse.Namespace) -> int:
 def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, ReduceOptions]:
     """Check everything that can be checked before running anything."""
     source, output = args.source, args.output
-    text = _read_source(source)
+    text = args.notebook.text if args.notebook is not None else _read_source(source)
     if os.path.abspath(output) == os.path.abspath(source) or _same_file(source, output):
         raise UsageError("the output path must differ from SOURCE (the source is never modified)")
     problem = writable_problem(output)
@@ -242,7 +283,7 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         raise UsageError(f"--python {args.python}: not an executable file")
     given = {option.field: getattr(args, option.field) for option in engine_options() if option.flags}
     given = {field: tuple(value) if isinstance(value, list) else value for field, value in given.items()}
-    options = ReduceOptions(failure=failure, test=args.test, **given)
+    options = ReduceOptions(failure=failure, test=args.test, args=tuple(args.args), **given)
     options.validate()
     return text, options
 
@@ -257,7 +298,7 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
             if not path:
                 continue
             try:
-                atomic_write(path, make(summary, args.source, args.output, "", options))
+                atomic_write(path, make(summary, args.source, _program_output(args.output), "", options))
             except KeyboardInterrupt:
                 return _fail(f"interrupted; {path} not written", EXIT_INTERRUPTED)
             except OSError as error:
@@ -266,6 +307,57 @@ def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOpt
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _check_compiles(args: argparse.Namespace, text: str) -> None:
+    """UsageError when SOURCE does not compile: a failure to keep is a failure of a program that runs."""
+    try:
+        compile(text, args.source, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        line = error.lineno or 0
+        where = args.notebook.where(line) if args.notebook is not None else f"line {line}"
+        raise UsageError(f"{args.source} does not compile ({where}: {error.msg}): fix that first; "
+                         "AutoDD keeps a failure of a program that runs") from None
+    except ValueError as error:  # a null byte
+        raise UsageError(f"{args.source} does not compile: {error}") from None
+
+
+def _notebook(path: str) -> NotebookProgram | None:
+    """SOURCE as one program when it is a notebook (autodd_lsp/notebook.py); None for a Python file."""
+    if not is_notebook(path):
+        return None
+    try:
+        return notebook_program(path)
+    except NotebookError as error:
+        raise UsageError(str(error)) from None
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _explain_output(args: argparse.Namespace, output: str) -> str:
+    return args.notebook.explain(output) if args.notebook is not None else output
+
+
+def _explained(listener, explain):
+    """`listener`, with the notices and failures it shows placed in a notebook's cells."""
+    if explain is str:
+        return listener
+
+    def explained(event: Event) -> None:
+        if isinstance(event, Notice):
+            event = Notice(explain(event.message))
+        elif isinstance(event, Failed):
+            event = Failed(explain(event.reason), explain(event.output_tail))
+        listener(event)
+
+    return explained
+
+
+def _program_output(output: str) -> str:
+    """The reproducer's name as a program (a notebook's as the script it holds: the report runs it)."""
+    return os.path.splitext(output)[0] + ".py" if is_notebook(output) else output
 
 
 def _read_source(path: str) -> str:
@@ -300,8 +392,9 @@ class _ResultWriter:
 
     WRITE_INTERVAL = 0.25
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, render=None) -> None:
         self.path = path
+        self.render = render  # text -> the file's text (a notebook's JSON); None: the program itself
         self.error: OSError | None = None
         self.on_error = lambda: None
         self._pending: str | None = None
@@ -319,7 +412,7 @@ class _ResultWriter:
             return
         self._pending, self._written_at = None, time.monotonic()
         try:
-            atomic_write(self.path, text)
+            atomic_write(self.path, self.render(text) if self.render is not None else text)
         except OSError as error:
             self.error = error
             self.on_error()

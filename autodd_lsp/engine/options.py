@@ -21,16 +21,18 @@ own words: the CLI by its flag (`--timeout`), the server by its setting (`timeou
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import types
 import typing
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from typing import Any
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MAX_REPEAT
-from autodd_lsp.engine.pytest_target import check_test_id
+from autodd_lsp.engine.pytest_target import PytestTest, check_test_id
+from autodd_lsp.execution.backend import Launch
 from autodd_lsp.execution.gpus import parse_gpus
 
 BACKENDS = ("runner", "subproc", "ray")
@@ -109,6 +111,15 @@ class RunOptions:
     ray_address: str = option("", flag="--ray-address", metavar="ADDRESS",
                               help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray "
                                    "started for the run)")
+    # The program's own command line and input: every run of it (original, candidates, the final
+    # re-run, the report's command, the regression test) gets `args` as sys.argv[1:] and reads the
+    # file `stdin` (relative: to `cwd`) on its standard input; "": /dev/null.
+    # The CLI takes `args` after `--` (cli/main.py), the server as the setting `args` (a list of strings).
+    args: tuple[str, ...] = option((), setting="args",
+                                   help="the program's own arguments (sys.argv[1:] of every run), after --")
+    stdin: str = option("", flag="--stdin", metavar="FILE",
+                        help="a file every run of the program reads on its standard input (default: none, "
+                             "as /dev/null)")
     gpu_ids: tuple[str, ...] = field(init=False, default=(), compare=False, repr=False)
     _gpu_problem: str = field(init=False, default="", compare=False, repr=False)
 
@@ -125,6 +136,17 @@ class RunOptions:
         if self.jobs is None and self.backend != "ray":
             object.__setattr__(self, "jobs", len(ids) or 1)
 
+    def launch(self) -> Launch:
+        """How every run of the program starts (execution.Launch): the test under pytest, or the
+        file as a script with the program's arguments and input."""
+        if self.test:
+            return PytestTest(self.test).launch()
+        return Launch(args=tuple(self.args), stdin=self.stdin_path())
+
+    def stdin_path(self) -> str:
+        """The input file's absolute path ("" for none)."""
+        return os.path.join(self.cwd or os.getcwd(), self.stdin) if self.stdin else ""
+
     def run_options(self) -> RunOptions:
         """These options' run part alone (what one probing run takes)."""
         return RunOptions(**{f.name: getattr(self, f.name) for f in fields(RunOptions) if f.init})
@@ -139,8 +161,17 @@ class RunOptions:
                               value=self.timeout)
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise OptionError("jobs", "{name} must be at least 1, got {value}", value=self.jobs)
+        if not isinstance(self.args, (tuple, list)) or not all(isinstance(arg, str) for arg in self.args):
+            raise OptionError("args", "{name}: the program's arguments must be strings")
+        if self.stdin and not os.path.isfile(self.stdin_path()):
+            raise OptionError("stdin", "{name} {value}: no such file", value=self.stdin)
+        if self.stdin and not os.access(self.stdin_path(), os.R_OK):
+            raise OptionError("stdin", "{name} {value}: cannot read it", value=self.stdin)
         if self.test:
             check_test_id(self.test)
+            if self.args or self.stdin:
+                raise UsageError("a pytest test runs under pytest's own command line: program arguments and "
+                                 "--stdin are for scripts")
             if self.backend == "ray":
                 raise UsageError("a pytest test reduces with the local backends (runner, subproc); "
                                  "--backend ray runs scripts")
@@ -219,6 +250,21 @@ class ReduceOptions(RunOptions):
                                  "(runner, subproc)")
         if self.test and self.spec.rules.test_problem:
             raise UsageError(self.spec.rules.test_problem)
+        if self.spec.rules.command(self.spec.value) and self.backend == "ray":
+            raise UsageError(f"{self.spec.rules.flag} runs your command on this machine: use --backend runner or "
+                             "subproc, not ray")
+
+    def launch(self) -> Launch:
+        """How every run starts: as `RunOptions.launch`, or, when the kind judges with a command of its own
+        (`--check CMD`), that command through the shell (`Launch.shell`)."""
+        command = self.spec.rules.command(self.spec.value)
+        return replace(super().launch(), shell=command) if command else super().launch()
+
+    @property
+    def backend_to_use(self) -> str:
+        """The backend candidates run on: the one asked for, except that a shell command (a check) runs
+        as a subprocess (the warm fork servers run Python)."""
+        return "subproc" if self.spec.rules.command(self.spec.value) else self.backend
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from autodd_lsp.engine.environment import MissingImport, missing_import
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.options import RunOptions
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.trial import trial_run
 from autodd_lsp.execution import RunResult
+from autodd_lsp.files import read_python_source
 from autodd_lsp.kinds import KINDS, message
 
 
@@ -37,6 +39,8 @@ class FailureQuestion:
     run: RunResult  # the trial run it was read from
     choices: tuple[FailureChoice, ...]  # best first; empty: no failure to offer
     not_run: str | None = None  # a pytest test that did not run (not found, passed, not collected): why
+    # The run ended in a missing top-level import: the environment, not a bug (nothing is offered).
+    environment: MissingImport | None = None
 
     @property
     def messages(self) -> list[str]:
@@ -51,8 +55,21 @@ class FailureQuestion:
 
 def ask_failure(source_path: str, options: RunOptions, *, text: str | None = None,
                 cancel: threading.Event | None = None) -> FailureQuestion:
-    """Run the program once (`trial_run`: `text` instead of the file's, `cancel` stops it) and read the question."""
-    return failure_question(trial_run(source_path, options, text=text, cancel=cancel), options)
+    """Run the program once (`trial_run`: `text` instead of the file's, `cancel` stops it) and read the question.
+    A run that ends in a missing top-level import offers nothing (engine/environment.py)."""
+    run = trial_run(source_path, options, text=text, cancel=cancel)
+    program = text if text is not None else _file_text(source_path)
+    missing = missing_import(run.output, program, options.python)
+    if missing is not None:
+        return FailureQuestion(run, (), environment=missing)
+    return failure_question(run, options)
+
+
+def _file_text(path: str) -> str:
+    try:
+        return read_python_source(path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ""
 
 
 def failure_question(run: RunResult, options: RunOptions) -> FailureQuestion:

@@ -38,7 +38,7 @@ from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.session import Session
 from autodd_lsp.engine.texts import Texts, parse_program
-from autodd_lsp.execution import SCRIPT, CancelEvent
+from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.syntax.metrics import size_of
@@ -88,7 +88,7 @@ class Reduction:
                 "reads beside itself (through __file__) are not found there"
             )
         backend = launcher.backend(
-            self.options.backend, jobs=jobs,
+            self.options.backend_to_use, jobs=jobs,
             preload=(["pytest"] if self._pytest else []) + top_level_imports(self._texts.tree),
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
@@ -109,7 +109,7 @@ class Reduction:
                 session.fixpoint.run(pool)
                 self._offers.close()
             backend.close()  # free the warm servers before the standalone check
-            verified = final.run(slots, session.tester.rules, self.options.backend)
+            verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
         except NotReproducible as error:
             self._reporter.emit(Failed(str(error), error.output_tail))
             raise
@@ -196,7 +196,7 @@ class Reduction:
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,
-            launch=self._pytest.launch() if self._pytest else SCRIPT,
+            launch=options.launch(),  # the test under pytest, or the script with its arguments and input
         )
 
     def _passing_side(self, launcher: Launcher, jobs: int, watch: FolderWatch) -> PassingSide | None:

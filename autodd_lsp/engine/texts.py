@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.person import Learned
-from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.freeze import parse_freeze, problems_text
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow, line_origins
 from autodd_lsp.syntax.parsing import parse
@@ -69,9 +69,7 @@ def parse_program(text: str, path: str) -> ast.Module:
         raise UsageError(f"{path}:{error.lineno}:{error.offset}: syntax error: {error.msg}") from None
     except (ValueError, RecursionError) as error:
         raise UsageError(f"{path}: cannot parse: {error}") from None
-    problems = parse_freeze(text).errors
+    problems = parse_freeze(text).blocking
     if problems:
-        first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
+        raise UsageError(f"{path}: {problems_text(problems)}")
     return tree

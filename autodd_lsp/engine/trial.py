@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from autodd_lsp.engine.errors import UsageError
 from autodd_lsp.engine.operand_probe import probed_text, split_markers
 from autodd_lsp.engine.options import BACKENDS, RunOptions
-from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
+from autodd_lsp.engine.pytest_target import PYTEST_ENV
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.files import read_python_source, source_bytes
 
@@ -39,7 +39,6 @@ def trial_run(
     backend: one run does not pay for a warm one. The failure to keep is not used. With
     `options.test` the test runs under pytest, as the reduction's candidates do.
     """
-    from autodd_lsp.execution import SCRIPT
     from autodd_lsp.execution.gpus import GpuPool
     from autodd_lsp.execution.launcher import Launcher
 
@@ -69,7 +68,7 @@ def trial_run(
             extra_env=PYTEST_ENV if options.test else {},
             output_limit=options.output_limit,
             gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,
-            launch=PytestTest(options.test).launch() if options.test else SCRIPT,
+            launch=options.launch(),
         ).backend(backend)
         with runner:
             result = runner.run(path, options.timeout, cancel)

@@ -40,7 +40,7 @@ from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.engine.verdict import FixedRuns, run_until_decided
-from autodd_lsp.execution import SCRIPT, Backend, RunResult
+from autodd_lsp.execution import Backend, RunResult
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
@@ -80,11 +80,12 @@ class FinalCheck:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
         if self.cancelled():
             return False
-        if not self.pytest and not self.checks.options.inline_modules:  # the result imports modules beside it
+        if self.launcher.launch.shell or (not self.pytest and not self.checks.options.inline_modules):
+            # the result imports modules beside it, or the user's check runs from the folder it names
             return self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
         alone = self.slots = JobSlots(1, os.path.basename(self.checks.path))
         folder = os.path.dirname(alone.paths[0])
-        launch = self.pytest.launch(standalone=True) if self.pytest else SCRIPT
+        launch = self.pytest.launch(standalone=True) if self.pytest else self.launcher.launch
         fresh = replace(self.launcher, cwd=folder, extra_sys_path=(), launch=launch).backend("subproc")
         try:  # a test is judged alone only; a script goes on beside its files if it must
             if self._check(fresh, alone, rules, backend_name, FolderWatch([folder]),

@@ -2,9 +2,10 @@
 
 A backend runs a candidate file so that, from inside, it looks like
 `python that_file.py` started from the user's directory:
-  * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path]` (the engine puts
-    `path` beside the original, see engine/slots.py);
-  * stdin empty (/dev/null); the interpreter is `python` (never whatever is on PATH);
+  * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path, *launch.args]` (the
+    engine puts `path` beside the original, see engine/slots.py; the arguments are the user's);
+  * stdin empty (/dev/null), or the launch's `stdin` file; the interpreter is `python` (never
+    whatever is on PATH);
   * the environment is ours, with `extra_env` set (and PYTHONPATH, below);
   * cwd is `cwd`; `sys.path[0]` is the candidate's folder, and `extra_sys_path`
     (normally the original file's folder, so sibling imports still work) follows it,
@@ -30,6 +31,8 @@ place that knows the command line; the engine may replace it between runs.
 
 from __future__ import annotations
 
+import os
+import shlex
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -41,23 +44,52 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.gpus import GpuPool
 
 FILE = "{file}"  # in Launch.args: the candidate's path
+CHECK_FILE = "{}"  # in Launch.shell: the candidate's path, quoted for the shell
+CANDIDATE_ENV = "AUTODD_CANDIDATE"  # in a check's environment: the candidate's path
 
 
 @dataclass(frozen=True)
 class Launch:
-    """How a candidate file is started: `python FILE` (no module), or `python -m module *args`
-    with FILE in `args` standing for the candidate's path."""
+    """How a candidate file is started: `python FILE *args` (no module: the user's own arguments,
+    as given), or `python -m module *args` with FILE in `args` standing for the candidate's path;
+    either reading `stdin` (a file's path; "": /dev/null) on its standard input."""
 
     module: str = ""
     args: tuple[str, ...] = ()
+    stdin: str = ""
+    # The user's own check (`--check CMD`): run CMD through the shell instead of the program,
+    # CHECK_FILE in it standing for the candidate's path (quoted), which CANDIDATE_ENV also holds.
+    shell: str = ""
+
+    def command(self, python: str, path: str) -> list[str]:
+        """The whole command line that starts the candidate at `path`."""
+        if self.shell:
+            return ["/bin/sh", "-c", self.shell.replace(CHECK_FILE, shlex.quote(path))]
+        return [python, *self.argv(path)]
+
+    def env(self, python: str, path: str, base: Mapping[str, str]) -> dict[str, str]:
+        """The environment `base` of the run of the candidate at `path`, with what this launch adds:
+        for a check, the candidate's path, and the candidates' interpreter's folder first on PATH
+        (`python` in CMD is that interpreter, as in an activated virtual environment)."""
+        if not self.shell:
+            return dict(base)
+        folder = os.path.dirname(python)
+        path_var = os.pathsep.join(part for part in (folder, base.get("PATH", os.defpath)) if part)
+        return {**base, CANDIDATE_ENV: path, "PATH": path_var}
 
     def module_args(self, path: str) -> list[str]:
-        """The arguments after `-m module`, for the candidate at `path`."""
+        """The arguments after `-m module` (FILE substituted), or after the script's path (as given)."""
+        if not self.module:
+            return list(self.args)
         return [arg.replace(FILE, path) for arg in self.args]
 
     def argv(self, path: str) -> list[str]:
         """The command line after `python` for the candidate at `path`."""
-        return ["-m", self.module, *self.module_args(path)] if self.module else [path]
+        return ["-m", self.module, *self.module_args(path)] if self.module else [path, *self.args]
+
+    def open_stdin(self) -> int:
+        """A new read-only descriptor of what the program reads on fd 0 (the caller closes it)."""
+        return os.open(self.stdin or os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
 
 SCRIPT = Launch()  # `python path`

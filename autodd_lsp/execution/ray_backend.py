@@ -66,7 +66,7 @@ class _Worker:
     Threaded (max_concurrency=2) so that `cancel` reaches it while `run` waits.
     """
 
-    def __init__(self, python, cwd, folder, preload, output_limit, extra_env, shipped):
+    def __init__(self, python, cwd, folder, preload, output_limit, extra_env, shipped, launch):
         from autodd_lsp.execution.runner.client import ForkServerBackend
 
         self.folder = folder
@@ -74,6 +74,7 @@ class _Worker:
         if self.root is not None:
             python = python if os.access(python, os.X_OK) else sys.executable
             cwd = self._map(cwd) if self._inside(cwd) else self.root
+            launch = replace(launch, stdin=self._map(launch.stdin))  # an input file in the folder: its copy
         self.written: set[str] = set()
         self.cancels: dict[int, CancelEvent] = {}
         self.cancelled: set[int] = set()
@@ -81,7 +82,7 @@ class _Worker:
         sweep_stale_tempdirs()  # what workers killed on this node before left in its temporary folder
         self.backend = ForkServerBackend(
             python, cwd, jobs=1, extra_sys_path=[self._map(folder)], preload=preload,
-            output_limit=output_limit, extra_env=extra_env,
+            output_limit=output_limit, extra_env=extra_env, launch=launch,
         )
         self.backend.start()
 
@@ -182,6 +183,7 @@ class RayBackend(Backend):
                 return
             actor = _RemoteWorker.options(**self._demand).remote(
                 self.python, self.cwd, self._folder(), self.preload, self.output_limit, self.extra_env, self._shipped,
+                self.launch,
             )
             self._actors.append(actor)
             self._warming[actor.ready.remote()] = actor

@@ -1,6 +1,6 @@
 """Run a program once, as `python PROGRAM` would, recording the values of its expressions.
 
-    python record_main.py PROGRAM OUT.json
+    python record_main.py PROGRAM OUT.json [ARG...]   (ARG...: the program's own arguments)
 
 A standalone script (no autodd import; Python 3.10+: it walks `match` statements
 and calls `zip(strict=...)`): it runs under the interpreter that runs the
@@ -212,7 +212,7 @@ class _Instrument(ast.NodeTransformer):
         return node
 
 
-def _run(target, out_path):
+def _run(target, out_path, args=()):
     with open(target, "rb") as handle:
         source = handle.read()
     tree = ast.parse(source, target)
@@ -241,7 +241,7 @@ def _run(target, out_path):
     setattr(module, "__builtins__", builtins)  # noqa: B010 - ModuleType's stub lacks these attributes
     setattr(module, "__cached__", None)  # noqa: B010
     sys.modules["__main__"] = module
-    sys.argv[:] = [target]
+    sys.argv[:] = [target, *args]
     sys.path[0] = os.path.dirname(target)
     try:
         exec(code, module.__dict__)
@@ -256,6 +256,6 @@ def _run(target, out_path):
 
 
 if __name__ == "__main__":
-    _program, _out = sys.argv[1], sys.argv[2]
+    _program, _out, _args = sys.argv[1], sys.argv[2], sys.argv[3:]
     del sys.argv[1:]
-    _run(_program, _out)
+    _run(_program, _out, _args)

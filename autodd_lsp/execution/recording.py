@@ -20,22 +20,14 @@ RECORDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "record_main
 
 
 class _RecordingBackend(SubprocessBackend):
-    """`python record_main.py PROGRAM OUT` instead of `python PROGRAM`, same environment and limits."""
+    """`python record_main.py PROGRAM OUT ARGS` instead of `python PROGRAM ARGS`, same environment, input and limits."""
 
     def __init__(self, out_path: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.out_path = out_path
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return subprocess.Popen(
-            [self.python, RECORDER, path, self.out_path],
-            cwd=self.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout_fd,
-            stderr=stderr_fd,
-            start_new_session=True,
-        )
+        return self._popen([self.python, RECORDER, path, self.out_path, *self.launch.args], stdout_fd, stderr_fd, env)
 
 
 def record_values(

@@ -69,15 +69,23 @@ class SubprocessBackend(Backend):
         return self._watch(proc, started, stdout_r, stderr_r, timeout, cancel)
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return subprocess.Popen(
-            [self.python, *self.launch.argv(path)],
-            cwd=self.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout_fd,
-            stderr=stderr_fd,
-            start_new_session=True,  # its own process group: a kill reaches its children too
-        )
+        return self._popen(self.launch.command(self.python, path), stdout_fd, stderr_fd, self.launch.env(self.python, path, env))
+
+    def _popen(self, command: list[str], stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
+        """Start `command` as every run of the program starts: its folder, its input, its own group."""
+        stdin = self.launch.open_stdin()
+        try:
+            return subprocess.Popen(
+                command,
+                cwd=self.cwd,
+                env=env,
+                stdin=stdin,
+                stdout=stdout_fd,
+                stderr=stderr_fd,
+                start_new_session=True,  # its own process group: a kill reaches its children too
+            )
+        finally:
+            os.close(stdin)
 
     def _watch(self, proc, started, stdout_r, stderr_r, timeout, cancel) -> RunResult:
         self._running.add(proc.pid)

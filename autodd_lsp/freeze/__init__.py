@@ -22,6 +22,7 @@ from autodd_lsp.freeze.model import (
     Problem,
     TextEdit,
     TextRange,
+    problems_text,
 )
 from autodd_lsp.freeze.parse import parse_freeze
 
@@ -34,5 +35,6 @@ __all__ = [
     "apply_edits",
     "freeze_edits",
     "parse_freeze",
+    "problems_text",
     "unfreeze_edits",
 ]

@@ -26,7 +26,8 @@ END_FREEZE = "end-freeze"
 DIRECTIVES = (FREEZE, FREEZE_START, END_FREEZE)
 
 # `#autodd:freeze`, `#  autodd :  freeze-start`, `# autodd: freeze_start` ...
-ANNOTATION = re.compile(r"#[ \t]*autodd[ \t]*:[ \t]*([A-Za-z]+(?:[ \t]*[-_][ \t]*[A-Za-z]+)*)?")
+# `AutoDD` in another case is found too, to be flagged (an annotation is written in lower case).
+ANNOTATION = re.compile(r"#[ \t]*((?i:autodd))[ \t]*:[ \t]*([A-Za-z]+(?:[ \t]*[-_][ \t]*[A-Za-z]+)*)?")
 
 # f-strings, and t-strings from Python 3.14 on.
 _FORMATTED = (ast.JoinedStr,) + ((ast.TemplateStr,) if hasattr(ast, "TemplateStr") else ())
@@ -39,6 +40,7 @@ class Annotation:
     end_col: int  # end of its text: up to the next `#` or the end of the line, blanks trimmed
     directive: str  # normalised: "freeze", "freeze-start", "end-freeze" or unknown text
     own_line: bool  # nothing but blanks before the comment
+    spelled: str = "autodd"  # how `autodd` was written (another case: flagged, not honoured)
 
 
 def find_annotations(source: ChunkedSource) -> list[Annotation]:
@@ -119,9 +121,9 @@ def _annotation_in_comment(source: ChunkedSource, number: int, comment_col: int)
         return None
     next_hash = line.find("#", match.end())
     end = len(line[: next_hash if next_hash != -1 else len(line)].rstrip())
-    directive = re.sub(r"[ \t]", "", match.group(1) or "").replace("_", "-").lower()
+    directive = re.sub(r"[ \t]", "", match.group(2) or "").replace("_", "-").lower()
     own_line = not line[:comment_col].lstrip(BOM).strip()
-    return Annotation(number, match.start(), end, directive, own_line)
+    return Annotation(number, match.start(), end, directive, own_line, match.group(1))
 
 
 def annotation_run_end(line: str, end_col: int) -> int:

@@ -55,3 +55,14 @@ class FreezeInfo:
     @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def blocking(self) -> list[Problem]:
+        """The problems that stop a run before anything runs (the CLI and the editor alike): every error
+        and warning (a misplaced, mistyped or miscased annotation, or one that freezes nothing)."""
+        return [p for p in self.problems if p.severity in ("error", "warning")]
+
+
+def problems_text(problems: list[Problem]) -> str:
+    """Every problem, on one line: `line 3, column 5: ...; line 9, column 1: ...`."""
+    return "; ".join(f"line {p.line}, column {p.start_col + 1}: {p.message}" for p in problems)

@@ -94,7 +94,10 @@ class _Findings:
         self.problems.append(Problem(annotation.line, annotation.start_col, annotation.end_col, message, severity))
 
     def annotation(self, annotation: Annotation) -> None:
-        if annotation.directive == FREEZE:
+        if annotation.spelled != "autodd":
+            self.report(annotation, f"AutoDD annotations are written in lower case (# autodd: ...); "
+                                    f"'{annotation.spelled}' is not one, so this line is not frozen", "warning")
+        elif annotation.directive == FREEZE:
             self.line_freeze(annotation)
         elif annotation.directive in DIRECTIVES and not annotation.own_line:
             marker = START if annotation.directive == FREEZE_START else END

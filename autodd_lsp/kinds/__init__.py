@@ -6,6 +6,7 @@
     exit_code.py  --exit-code N      exitCode   it exits with status N
     hang.py       --hang             hang       it runs past the time limit
     wrong_answer.py --wrong-answer   wrongAnswer a numeric comparison fails, with the same operands
+    check.py      --check CMD        check      your own command exits with 0 (it judges, not the program)
 
 Each module holds one `Kind` (see `kind.py` for what a kind declares: its flag,
 its server argument, its checks and words, its oracle, its suggestion from a
@@ -20,12 +21,12 @@ report may read it too.
 
 from __future__ import annotations
 
-from autodd_lsp.kinds import crash, exit_code, hang, message, regex, wrong_answer
+from autodd_lsp.kinds import check, crash, exit_code, hang, message, regex, wrong_answer
 from autodd_lsp.kinds.kind import NOT_GIVEN, Kind
 
 # The registry, in the order they are listed to a person. Keyed by the engine's name of each.
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    message.KIND, regex.KIND, crash.KIND, exit_code.KIND, hang.KIND, wrong_answer.KIND,
+    message.KIND, regex.KIND, crash.KIND, exit_code.KIND, hang.KIND, wrong_answer.KIND, check.KIND,
 )}
 
 

@@ -92,6 +92,11 @@ class Kind:
         if value is not None:
             raise ValueError(f"{name} takes no value")
 
+    def command(self, value: Any) -> str:
+        """The shell command that judges each candidate instead of a run of the program ("": the program
+        runs, as `python file.py`); `execution.Launch.shell` runs it."""
+        return ""
+
     # -- said ------------------------------------------------------------------------
 
     def describe(self, value: Any, timeout: float | None) -> str:
@@ -170,7 +175,17 @@ class Kind:
     regression_helpers: ClassVar[str] = ""  # functions the test's check uses
     regression_check: ClassVar[str]  # the test's check of `done` (its run) and `output`
     regression_timed_out: ClassVar[str] = "python {REPRODUCER_NAME} did not finish within {TIMEOUT_S:g} s"
-    regression_command: ClassVar[str] = ""  # the test's COMMAND (a Python list expression), if not `python NAME`
+    # the test's COMMAND as a Python expression over the test's own names, when a list of words cannot say it
+    regression_command_expression: ClassVar[str] = ""
+
+    def report_command(self, value: Any, reproducer: str) -> str:
+        """The report's command that shows the failure ("": run the reproducer, `python NAME`)."""
+        return ""
+
+    def regression_command(self, value: Any, command: list[str], reproducer: str, folder: str) -> list[str]:
+        """What the regression test runs after the interpreter: `command` (the reproducer as a script or
+        its test) unless the kind judges another way; `folder`: where the reduction's runs ran."""
+        return command
 
     def regression_constants(self, value: Any) -> str:
         """The test module's constants that name the failure (of the value `kept` returned)."""

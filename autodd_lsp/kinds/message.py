@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from autodd_lsp.kinds.kind import UNQUOTED_LINES, PrintedKind
 from autodd_lsp.kinds.signature import suggest_err_msgs
-from autodd_lsp.oracle.failure import FailureOracle
+from autodd_lsp.oracle.failure import QUOTED_ONLY, FailureOracle, only_quoted
 from autodd_lsp.oracle.run import Oracle, Run
 from autodd_lsp.oracle.same import Observation
 
@@ -44,6 +44,8 @@ class Message(PrintedKind):
             reason = f"the original program timed out without printing {value!r}"
         else:
             reason = f"the original program does not print {value!r} ({last})"
+            if only_quoted(run.output, value, getattr(oracle, "text", "")):
+                return f"{reason}: {QUOTED_ONLY}"  # it does fail: the message is not the failure's
         return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
 
     def loose_rule(self, oracle: Oracle) -> str:

@@ -37,7 +37,7 @@ class WrongAnswer(SwitchKind):
     field = "wrongAnswer"
     records_values = False  # the original's values are the operands' own business here
     probes_operands = True  # every run, the original's too, is of the probed program
-    regression_command = "['-c', RUN_PROBED, REPRODUCER_NAME]"
+    regression_command_expression = "['-c', RUN_PROBED, REPRODUCER_NAME]"
 
     def check(self, value: Any, name: str) -> None:
         if value is not None and not isinstance(value, str):  # a suggestion's value: what differed, in words

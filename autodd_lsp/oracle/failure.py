@@ -47,6 +47,14 @@ def matching_lines(output: str, message: str, source_text: str = "") -> list[Mat
     return matches
 
 
+def only_quoted(output: str, message: str, source_text: str = "") -> bool:
+    """Whether `message` is in `output` only where a traceback quotes the program's source."""
+    return message in output and not matching_lines(output, message, source_text)
+
+
+QUOTED_ONLY = "it appears only in a source line a traceback quotes, which does not count"
+
+
 def source_line_set(source_text: str) -> set[str]:
     """The stripped non-blank lines of a program: what an indented quote of it looks like."""
     return {line.strip() for line in source_text.splitlines() if line.strip()}
@@ -82,6 +90,7 @@ class FailureOracle:
 
     def __init__(self, message: str, original_output: str, original_text: str, *, allow_timeout: bool = False):
         self.message = message
+        self.text = original_text  # the program the original run ran
         self.allow_timeout = allow_timeout
         self.kinds = {m.kind for m in self.find(original_output, original_text)}
 

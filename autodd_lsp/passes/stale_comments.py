@@ -25,7 +25,7 @@ comment lines, one after another, at one indentation) is stale when
 
 Never removed: trailing comments (they stay with their line), AutoDD
 annotations, the shebang and encoding lines, tool directives (`# type:`,
-`# noqa`, `# fmt:`...), comments inside strings (tokenize tells them apart)
+`# noqa`, `# fmt:`, a `# %%` cell marker...), comments inside strings (tokenize tells them apart)
 or in frozen regions, and a block still glued to the very statement it was
 glued to in the original. One edit per block, weight = characters removed: the
 oracle judges each like any other candidate.
@@ -53,7 +53,7 @@ from autodd_lsp.syntax.source import Source
 WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 DIRECTIVE = re.compile(
-    r"#\s*(type:|noqa\b|fmt:|pylint:|pragma\b|isort:|mypy:|pyright:|ruff:|yapf:|nosec\b|flake8[:\s])", re.IGNORECASE
+    r"#\s*(type:|noqa\b|fmt:|pylint:|pragma\b|isort:|mypy:|pyright:|ruff:|yapf:|nosec\b|flake8[:\s]|%%)", re.IGNORECASE
 )
 # Words that are identifiers in some program but, in a comment, almost always plain English.
 _ENGLISH = frozenset(

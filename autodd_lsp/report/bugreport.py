@@ -275,6 +275,10 @@ def bug_report(
     run_command = f"python {kind.run_flags}{shell_word(output_name)}"
     if options.test:  # a pytest test: the command a user types (engine/pytest_target.py)
         run_command = f"python -m pytest {shell_word(f'{output_name}::{options.test}')}"
+    run_command += "".join(f" {shell_word(arg)}" for arg in options.args)  # the program's own arguments
+    if options.stdin:
+        run_command += f" < {shell_word(options.stdin_path())}"
+    run_command = kind.report_command(spec.value, shell_word(output_name)) or run_command  # --check: your command
     has_line = bool(summary.original_failure_line or summary.final_failure_line)
     intro, lines_follow = kind.report_failure(spec.value, options.timeout, has_line, _inline)
     failure_lines = [intro, ""] if lines_follow else [intro]

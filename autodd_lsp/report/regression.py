@@ -11,8 +11,9 @@ library and pytest. Its one test
   under the reproducer's file name;
 * runs it as `python <name>` (a pytest test: `python -m pytest <name>::test`,
   the engine's final check, `PytestTest.command`) with the interpreter running pytest
-  (`sys.executable`), a fresh process with cwd = tmp_path, stdin from
-  /dev/null and a time limit (the reduction's --timeout, at least
+  (`sys.executable`), with the program's own arguments, a fresh process with
+  cwd = tmp_path, stdin empty (or the bytes of the reduction's --stdin file,
+  embedded) and a time limit (the reduction's --timeout, at least
   MIN_TIMEOUT_S);
 * FAILS while the output shows the message, the assertion message quoting the
   line(s) that show it and the end of the output; PASSES once the message no
@@ -64,6 +65,7 @@ import pytest
 REPRODUCER_NAME = {output_name_literal}
 {constants}
 COMMAND = {command_literal}  # what runs it, after the interpreter
+STDIN = {stdin_literal}  # what it reads on its standard input (None: nothing)
 # The line showing the failure when the reduction ran: in the original, in the reproducer.
 ORIGINAL_FAILURE = {original_literal}
 REPRODUCER_FAILURE = {final_literal}
@@ -82,7 +84,7 @@ def test_{test_name}_no_longer_fails(tmp_path):
     try:
         done = subprocess.run(
             [sys.executable, *COMMAND],
-            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=tmp_path, input=STDIN or b"", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             timeout=TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
@@ -124,8 +126,10 @@ def regression_test(
         output_name=_docstring_safe(output_name),
         while_there=kind.regression_while_there,
         output_name_literal=repr(output_name),
-        command_literal=kind.regression_command or repr(
-            PytestTest(options.test).command(output_name) if options.test else [output_name]),
+        command_literal=kind.regression_command_expression or repr(kind.regression_command(
+            spec.value, PytestTest(options.test).command(output_name) if options.test else [output_name, *options.args],
+            output_name, options.cwd or os.getcwd())),
+        stdin_literal=_stdin_literal(options),
         constants=kind.regression_constants(spec.value),
         original_literal=repr(summary.original_failure_line),
         final_literal=repr(summary.final_failure_line),
@@ -138,6 +142,14 @@ def regression_test(
     module += kind.regression_check
     compile(module, "regression test", "exec")  # a bug of ours, not the user's, if this fails
     return module
+
+
+def _stdin_literal(options: ReduceOptions) -> str:
+    """The input file's bytes, embedded (the test stands alone), or None."""
+    if not options.stdin:
+        return "None"
+    with open(options.stdin_path(), "rb") as handle:
+        return repr(handle.read())
 
 
 def _text_literal(text: str) -> str:

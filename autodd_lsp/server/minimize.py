@@ -47,6 +47,7 @@ from autodd_lsp.engine import (
 )
 from autodd_lsp.files import atomic_write, beside_output_path
 from autodd_lsp.kinds import one_of
+from autodd_lsp.notebook import NotebookProgram
 from autodd_lsp.server.person_lsp import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
@@ -92,6 +93,11 @@ class SourceFile:
     path: str
     text: str  # the editor's text when the document is open, else the file's
     saved: bool = True  # whether `text` is what the file on disk holds
+    notebook: NotebookProgram | None = None  # a notebook's code cells as one program (`text`)
+
+    def explain(self, output: str) -> str:
+        """`output` with a notebook's traceback lines placed in its cells."""
+        return self.notebook.explain(output) if self.notebook is not None else output
 
 
 T = TypeVar("T")
@@ -174,7 +180,7 @@ class MinimizeRun:
         except RunError as error:
             result = self._fail(str(error))
         except (UsageError, NotReproducible) as error:
-            result = self._fail(self._describe_engine_error(error))
+            result = self._fail(self.source.explain(self._describe_engine_error(error)))
         except Exception as error:  # a bug: say so in one line, log the details
             logger.exception("minimize %s", self.source.uri)
             result = self._fail(f"internal error: {type(error).__name__}: {error}")
@@ -219,6 +225,8 @@ class MinimizeRun:
         run = question.run
         if question.not_run is not None:
             raise RunError(question.not_run)
+        if question.environment is not None:  # the environment, not a bug: nothing to offer (engine/environment.py)
+            raise RunError(question.environment.message())
         # A choice's title is what the person sees: the message itself, or the failure without one in words.
         choices: dict[str, FailureSpec] = {}
         for choice in question.choices:
@@ -227,7 +235,7 @@ class MinimizeRun:
             raise RunError(
                 f"the program did not fail (exit code {run.returncode}); "
                 f"give the failure to keep ({one_of(failure_fields())}). Its output ends with:\n"
-                + output_tail(run.output, max_lines=10)
+                + output_tail(self.source.explain(run.output), max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")
         # A request of its own, answered whenever the person answers: nothing waits on autodd.minimize.

@@ -27,7 +27,7 @@ from autodd_lsp.engine import (
     UsageError,
     engine_options,
 )
-from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.freeze import parse_freeze, problems_text
 from autodd_lsp.kinds import KINDS
 
 SECTION = "autodd"  # the workspace/configuration section
@@ -154,6 +154,10 @@ def parse_layer(values: dict) -> Layer:
 
 def _as_type(name: str, value, hint):
     """`value` as the field's type (str, int, float, bool, or a tuple of strings from a list); RunError names `name`."""
+    if typing.get_origin(hint) is tuple:  # tuple[str, ...]: a list of strings (args, passesWithEnv)
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise RunError(f"{name} must be a list of strings, got {value!r}")
+        return tuple(value)
     if hint is bool:
         if not isinstance(value, bool):
             raise RunError(f"{name} must be true or false, got {value!r}")
@@ -172,10 +176,6 @@ def _as_type(name: str, value, hint):
         return number
     if hint is str and not isinstance(value, str):
         raise RunError(f"{name} must be a string, got {value!r}")
-    if typing.get_origin(hint) is tuple:  # passesWithEnv: ["NAME=VALUE", ...]
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise RunError(f"{name} must be a list of strings, got {value!r}")
-        return tuple(value)
     return value
 
 
@@ -184,15 +184,13 @@ def interpreter_exists(interpreter: str) -> bool:
 
 
 def annotation_problem(text: str) -> str | None:
-    """The first freeze-annotation error (or syntax error) of `text`, with its 1-based place; None if none."""
+    """The syntax error of `text`, or every freeze-annotation problem that stops a run, with their
+    1-based places; None if none."""
     info = parse_freeze(text)
-    problems = [info.syntax_error] if info.syntax_error is not None else info.errors
-    if not problems:
-        return None
-    first = problems[0]
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    what = "syntax error: " if info.syntax_error is not None else ""
-    return f"line {first.line}, column {first.start_col + 1}: {what}{first.message}{more}"
+    error = info.syntax_error
+    if error is not None:
+        return f"line {error.line}, column {error.start_col + 1}: syntax error: {error.message}"
+    return problems_text(info.blocking) or None
 
 
 def failure_from_arguments(args: dict) -> FailureSpec | None:

@@ -20,6 +20,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TypeVar
 
 from lsprotocol import types
@@ -34,6 +35,7 @@ from autodd_lsp.engine import (
     without_line,
 )
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
+from autodd_lsp.notebook import NotebookError, is_notebook, notebook_program
 from autodd_lsp.report import (
     bug_report,
     default_report_path,
@@ -88,6 +90,8 @@ class Minimizer:
             if source.uri in self.runs:
                 raise RunError(ALREADY_RUNNING)
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
+            if source.notebook is not None and options.in_place:  # a script never overwrites the notebook
+                options = replace(options, output="beside")
             problem = annotation_problem(source.text)
             if problem:
                 raise RunError(f"{os.path.basename(source.path)}: {problem}")
@@ -118,7 +122,7 @@ class Minimizer:
         except (RunError, UsageError) as error:
             self._show_error(str(error))
             return {"suggestions": [], "failures": [], "outputTail": "", "returncode": None, "error": str(error)}
-        return suggestions_reply(question)
+        return suggestions_reply(question, source.explain)
 
     async def write_artifact(self, command: str, args: tuple) -> dict:
         """autodd.writeReport / autodd.writeTest {uri, path?}: describe the document's last finished run."""
@@ -271,6 +275,12 @@ class Minimizer:
             raise RunError(f"not a file on disk: {uri} (save it to a file first)")
         if not os.path.isfile(path):
             raise RunError(f"file not found: {path}")
+        if is_notebook(path):  # its code cells on disk, as one program (autodd_lsp/notebook.py)
+            try:
+                program = notebook_program(path)
+            except (NotebookError, OSError) as error:
+                raise RunError(str(error)) from None
+            return SourceFile(uri, path, program.text, saved=False, notebook=program)
         try:
             text = read_python_source(path)
         except (OSError, SyntaxError, UnicodeDecodeError) as error:
@@ -321,12 +331,17 @@ class Minimizer:
         self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"AutoDD: {message}"))
 
 
-def suggestions_reply(question: FailureQuestion) -> dict:
+def suggestions_reply(question: FailureQuestion, explain: Callable[[str], str] = str) -> dict:
     """autodd.suggestErrMsg's reply (notes/server.md): the messages, the failures without one with the
-    autodd.minimize arguments that keep each, and the end of the trial run's output."""
-    return {
+    autodd.minimize arguments that keep each, and the end of the trial run's output (`explain`: a
+    notebook's tracebacks placed in its cells). A missing top-level import (the environment, not a
+    bug) offers nothing and says why in `error` and `environment`."""
+    reply = {
         "suggestions": question.messages,
         "failures": [{"title": choice.title, "arguments": choice.spec.arguments()} for choice in question.others],
-        "outputTail": output_tail(question.run.output),
+        "outputTail": output_tail(explain(question.run.output)),
         "returncode": question.run.returncode,
     }
+    if question.environment is not None:
+        reply.update(error=question.environment.message(), environment=question.environment.fields())
+    return reply

@@ -37,11 +37,28 @@ class Case:
     # A failing pytest test: its node id in the program, which is then a test file (SOURCE is
     # FILE.py::test; it runs, alone or not, as `python -m pytest FILE.py::test`).
     test: str = ""
+    # The program's own arguments (`-- ARG...`: every run of it, and the standalone check, gets them).
+    program_args: tuple[str, ...] = ()
+    # The user's own check (`--check CMD`, exit 0 = the bug is there) in place of a message.
+    check: str = ""
+    # Why only our tool can run the case (program arguments, a notebook, a check): the reference
+    # runs a file as a script, without arguments, and keeps a message.
+    ours_only: str = ""
 
     @property
     def failure(self) -> str:
         """The failure to keep as the command line says it."""
+        if self.check:
+            return f"--check {self.check!r}"
         return " ".join(self.flags) if self.flags else f"--err-msg {self.err_msg!r}"
+
+    def program_text(self, source: Path) -> str:
+        """The program as it runs (a notebook's code cells as one script)."""
+        if source.suffix == ".ipynb":
+            from autodd_lsp.notebook import notebook_program
+
+            return notebook_program(str(source)).text
+        return source.read_text()
 
     def kept_name(self, tool: str) -> str:
         """The file name a tool's output is kept under (outputs/): a test file's must stay a name
@@ -87,6 +104,21 @@ def _build_pytest_fixture(folder: Path) -> Path:
     shutil.copyfile(source / "tiles.py", folder / "tiles.py")
     shutil.copyfile(source / "kernel_tests.py", folder / "test_kernel.py")
     return folder / "test_kernel.py"
+
+
+def _build_folder(name: str, entry: str) -> Callable[[Path], Path]:
+    """A case kept as a folder of the corpus: its files copied, `entry` the program."""
+
+    def build(folder: Path) -> Path:
+        shutil.copytree(CORPUS_DIR / name, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        return folder / entry
+
+    return build
+
+
+def _build_notebook(folder: Path) -> Path:
+    shutil.copyfile(CORPUS_DIR / "sensor_report.ipynb", folder / "sensor_report.ipynb")
+    return folder / "sensor_report.ipynb"
 
 
 def _build_quick(folder: Path) -> Path:
@@ -214,6 +246,37 @@ CASES = [
         description="records packed in a native buffer; a relocation table sends ctypes.string_at to "
         "address 0 (SIGSEGV, no message)",
         source=CORPUS_DIR / "crash_ctypes.py",
+    ),
+    # Programs as users run them (issue 23).
+    Case(
+        name="args_cli",
+        err_msg="KeyError: 'platinum'",
+        timeout=10,
+        description="a pricing CLI that needs its arguments (--items pen:2,desk --tier platinum); the tier "
+        "argparse allows has no discount rate",
+        builder=_build_folder("args_cli", "pricing_cli.py"),
+        program_args=("--items", "pen:2,desk", "--tier", "platinum"),
+        ours_only="takes no program arguments",
+    ),
+    Case(
+        name="notebook",
+        err_msg="IndexError: list index out of range",
+        timeout=10,
+        description="a Jupyter notebook (10 cells: markdown, %matplotlib, %env, %%time, %time) whose gap "
+        "filling reads past the last reading",
+        builder=_build_notebook,
+        ours_only="takes no notebook",
+    ),
+    Case(
+        name="check_driver",
+        err_msg="",
+        check="python driver.py {}",
+        returncode=0,
+        timeout=10,
+        description="an address-normalisation plugin that does nothing alone; a driver script loads it and "
+        "exits 0 while a lookup written with 'St.' fails (abbreviations expanded before case folding)",
+        builder=_build_folder("check_driver", "plugin.py"),
+        ours_only="takes no check of its own (--check)",
     ),
 ]
 

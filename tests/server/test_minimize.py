@@ -375,3 +375,50 @@ async def test_a_failing_test_is_minimized_from_its_code_action(client: EditorCl
     ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_widths.py"],
                          cwd=alone, capture_output=True, text=True, timeout=60, check=False)
     assert ran.returncode == 1 and "server-test-sentinel: 4 > 3" in ran.stdout
+
+
+NOTEBOOK_CELLS = [
+    ("markdown", "# Prices"),
+    ("code", "%matplotlib inline\nRATES = {'a': 1.0}\nunused = [1, 2, 3]"),
+    ("code", "%%time\ndef rate(tier):\n    return RATES[tier]\nprint(sum(unused))\nrate('gold')"),
+]
+
+
+def write_notebook(path):
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell(text) if kind == "markdown" else nbformat.v4.new_code_cell(text)
+                      for kind, text in NOTEBOOK_CELLS]
+    nbformat.write(notebook, str(path))
+    return from_fs_path(str(path))
+
+
+async def test_a_notebook_on_disk_is_minimized_to_a_script_beside_it(client: EditorClient, tmp_path):
+    uri = write_notebook(tmp_path / "prices.ipynb")  # not a text document: the server reads the file's cells
+
+    suggested = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+    assert suggested.suggestions[0] == "KeyError: 'gold'"
+    assert 'prices.ipynb", cell 3, line 5, in <module>' in suggested.outputTail
+
+    result = await h.minimize(client, {"uri": uri, "errMsg": "KeyError: 'gold'", "output": "inPlace"})
+    assert result.status == "done", result.message
+    output = tmp_path / "prices.min.py"  # never the notebook itself, whatever the output setting
+    assert result.outputUri == from_fs_path(str(output))
+    assert "KeyError: 'gold'" in subprocess.run([sys.executable, str(output)], capture_output=True, text=True,
+                                                check=False).stderr
+    assert (tmp_path / "prices.ipynb").read_text().startswith("{")
+
+    missing = await h.minimize(client, {"uri": uri, "errMsg": "no such text"})
+    assert missing.status == "failed" and 'cell 3, line 5, in <module>' in missing.message
+
+
+async def test_a_missing_top_level_import_is_reported_as_the_environment(client: EditorClient, tmp_path):
+    uri = h.open_document(client, h.write(tmp_path, "needs.py", "import numpy_is_not_here_at_all\nprint(1)\n"))
+
+    suggested = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+    assert suggested.suggestions == [] and suggested.failures == []
+    assert suggested.environment.module == "numpy_is_not_here_at_all"
+    assert suggested.environment.python == sys.executable and "autodd.interpreter" in suggested.error
+
+    result = await h.minimize(client, {"uri": uri})  # no failure given: nothing is asked, the run stops
+    assert result.status == "failed" and "cannot import 'numpy_is_not_here_at_all'" in result.message

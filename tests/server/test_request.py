@@ -47,6 +47,9 @@ def test_arguments_override_settings_and_a_setting_they_override_is_not_judged()
     ({"interpreter": 3}, "interpreter must be a string"),
     ({"progressToken": [1]}, "progressToken must be a string or a number"),
     ({"errMsg": "x", "hang": True}, "not errMsg and hang"),
+    ({"args": "--size 3"}, "args must be a list of strings"),
+    ({"args": ["--size", 3]}, "args must be a list of strings"),
+    ({"stdin": "no-such-input.txt"}, "stdin no-such-input.txt: no such file"),
 ])
 def test_a_bad_argument_is_named(arguments, words):
     with pytest.raises(RunError) as raised:
@@ -90,3 +93,12 @@ def test_annotation_problems_are_placed():
     assert annotation_problem("x = 1  # autodd: freeze\n") is None
     problem = annotation_problem("x = 1\n    # autodd: end-freeze\n")
     assert problem is not None and problem.startswith("line 2, column 5: ")
+
+
+def test_program_arguments_and_input_are_request_fields(tmp_path):
+    (tmp_path / "in.txt").write_text("1\n")
+    chosen = MinimizeRequest.parse(({"uri": "file:///p.py", "errMsg": "x", "args": ["--size", "3"],
+                                     "stdin": "in.txt"},)).options(None, cwd=str(tmp_path))
+    launch = chosen.reduce.launch()
+    assert launch.argv("/p.py") == ["/p.py", "--size", "3"] and launch.stdin == str(tmp_path / "in.txt")
+    assert chosen.trial_options().launch() == launch  # the suggestion run starts the same way

@@ -25,8 +25,9 @@ from autodd_lsp.server.request import (
 from autodd_lsp.server.sessions import suggestions_reply
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
-# Engine options that are per run, not settings: the test to reduce is chosen by a code action.
-NOT_SETTINGS = {"test"}
+# Engine options that are per run, not settings: the test to reduce is chosen by a code action;
+# a program's arguments and input are the request's (the extension asks for them per run).
+NOT_SETTINGS = {"test", "args", "stdin"}
 
 
 # A setting's JSON schema type, and its TypeScript type, for each type of engine option.

@@ -79,9 +79,13 @@ def become_candidate(server, channel_sock, report):
         if not data:
             os._exit(0)  # the server let go of this spare
         report.pid = os.getpid()  # from now on it is a candidate, with a status to report
-        path, cwd, folder, code_file, imports_file, gpu, module, *args = (
+        path, cwd, folder, code_file, imports_file, gpu, stdin, module, *args = (
             data.decode("utf-8", "surrogatepass").split("\0")
         )
+        if stdin:  # the user's input file (else fd 0 stays the server's /dev/null)
+            fd = os.open(stdin, os.O_RDONLY)
+            os.dup2(fd, 0)
+            os.close(fd)
         if gpu:  # CUDA reads it at its initialisation, which only a child ever does (see server_main)
             os.environ["CUDA_VISIBLE_DEVICES"] = gpu
         os.dup2(fds[0], 1)
@@ -92,7 +96,7 @@ def become_candidate(server, channel_sock, report):
         if module:
             status = run_module_as_main(server, module, args, cwd)  # runpy makes its own `__main__` for it
         else:
-            status = run_as_main(server, path, folder, main_module, code_file)
+            status = run_as_main(server, path, folder, main_module, code_file, args)
         if imports_file:
             record_imports(server, imports_file)
     except BaseException as exc:  # noqa: BLE001 - our own failure, of any kind; never fall back into the server loop
@@ -169,16 +173,16 @@ def die_with_server(server):
             os._exit(70)
 
 
-def run_as_main(server, path, folder, main_module, code_file=""):
-    """Run `path` as `python path` would; return the exit status (negative: a signal).
+def run_as_main(server, path, folder, main_module, code_file="", args=()):
+    """Run `path` as `python path *args` would; return the exit status (negative: a signal).
 
     `folder` is the one holding `path` once symlinks are resolved (sys.path[0]); the
     client works it out, as it is cheaper there than in a cold child. `code_file`,
     if usable, holds the client's compilation of `path`, which saves compiling here.
     """
-    sys.argv[:] = [path]
+    sys.argv[:] = [path, *args]
     if hasattr(sys, "orig_argv"):
-        sys.orig_argv[:] = [sys.orig_argv[0], path]
+        sys.orig_argv[:] = [sys.orig_argv[0], path, *args]
     if not server.safe_path:
         sys.path.insert(0, folder)
     name_main(server, main_module, path)

@@ -244,8 +244,8 @@ class ForkServerBackend(Backend):
         try:
             folder = os.path.dirname(os.path.realpath(path))
             launch = self.launch
-            request = {"path": path, "cwd": self.cwd, "folder": folder, **files,
-                       "module": launch.module, "args": launch.module_args(path) if launch.module else []}
+            request = {"path": path, "cwd": self.cwd, "folder": folder, **files, "stdin": launch.stdin,
+                       "module": launch.module, "args": launch.module_args(path)}
             server.channel.send(request, fds=[stdout_w, stderr_w])
         except OSError:
             raise ServerDied from None

@@ -68,7 +68,7 @@ class Serving:
         """Give `spare` the request (path, cwd, folder, ...) and the output pipes; return the Candidate."""
         fields = (
             request["path"], request["cwd"], request["folder"], request.get("code", ""), request.get("imports", ""),
-            request.get("gpu", ""), request.get("module", ""), *request.get("args", ()),
+            request.get("gpu", ""), request.get("stdin", ""), request.get("module", ""), *request.get("args", ()),
         )
         message = "\0".join(fields).encode("utf-8", "surrogatepass")
         for attempt in range(2):

@@ -28,7 +28,7 @@ Protocol (messages are dicts, framed as `wire.Channel` says):
   server -> client  {"importing": i}                                    before each preload import
   server -> client  {"ready": true, "preloaded": [...], "failed": {name: why},
                      "tainted": None | {"index": i, "reason": why}}     then exits if tainted
-  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i, "gpu": g, "module": m, "args": a}
+  client -> server  {"path": p, "cwd": d, "folder": f, "code": c, "imports": i, "gpu": g, "stdin": s, "module": m, "args": a}
                     + fds [stdout_w, stderr_w]  per candidate (f: realpath(p)'s folder; c: "" or a
                                             file of code_header() + marshal of a tuple of
                                             code objects to run in order: p's code; i: "" or a
