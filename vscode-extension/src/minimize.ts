@@ -10,13 +10,16 @@
 
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { describeProgress, errorText, formatResultMessage, progressIncrement } from './format';
+import { failureSummary, messageFailure } from './choices';
+import { describeProgress, editorWording, errorText, formatResultMessage, NO_FINISHED_RUN, problemLocation, progressIncrement } from './format';
 import { logger } from './log';
-import { pickErrMsg } from './pick';
+import { pickFailure } from './pick';
 import {
   ArtifactResult,
+  FailureArguments,
   FinishedParams,
   MinimizeArgs,
+  ClientCommand,
   MinimizeResult,
   ServerCommand,
   SuggestErrMsgResult,
@@ -36,11 +39,14 @@ interface Run {
   cancelRequested: boolean;
 }
 
-/** Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests may pass errMsg). */
+/**
+ * Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests
+ * may pass the failure: `errMsg`, or `failure` with the server's arguments).
+ */
 export type MinimizeTarget =
   | vscode.Uri
   | string
-  | { uri: vscode.Uri | string; errMsg?: string; test?: string }
+  | { uri: vscode.Uri | string; errMsg?: string; failure?: FailureArguments; test?: string }
   | undefined;
 
 /** The runs this window started, from the command to the finished run's actions. */
@@ -83,7 +89,7 @@ export class MinimizeFlow implements vscode.Disposable {
 
   /** The whole flow; resolves with the run's end (undefined if the user stopped early). */
   async minimize(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
-    const { uri, errMsg: givenErrMsg, test } = resolveTarget(target);
+    const { uri, failure: givenFailure, test } = resolveTarget(target);
     if (!uri) {
       void vscode.window.showErrorMessage('AutoDD: open a Python file to minimize.');
       return undefined;
@@ -111,14 +117,14 @@ export class MinimizeFlow implements vscode.Disposable {
     if (!client) return undefined;
     this.clearPreviousError(uri);
 
-    let errMsg = givenErrMsg;
-    if (!errMsg) {
+    let failure = givenFailure;
+    if (!failure) {
       const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri), test);
       if (!suggested) return undefined;
-      errMsg = await pickErrMsg(suggested);
-      if (!errMsg) return undefined;
+      failure = await pickFailure(suggested, basename(uri));
+      if (!failure) return undefined;
     }
-    return this.run(client, document, errMsg, test);
+    return this.run(client, document, failure, test);
   }
 
   /** "Run again" on a finished run: the same file, failure and current settings. */
@@ -132,7 +138,7 @@ export class MinimizeFlow implements vscode.Disposable {
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     this.clearPreviousError(record.source);
-    return this.run(client, document, record.errMsg, record.test);
+    return this.run(client, document, record.failure, record.test);
   }
 
   /** A new run hides the previous run's error: its toast and its code lens. */
@@ -149,7 +155,7 @@ export class MinimizeFlow implements vscode.Disposable {
   private async run(
     client: LanguageClient,
     document: vscode.TextDocument,
-    errMsg: string,
+    failure: FailureArguments,
     test?: string,
   ): Promise<MinimizeResult> {
     const uri = document.uri;
@@ -160,8 +166,8 @@ export class MinimizeFlow implements vscode.Disposable {
     const original = this.snapshots.add(uri, document.getText());
     const token = `autodd-vscode-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     const args: MinimizeArgs = {
+      ...failure,
       uri: run.lspUri,
-      errMsg,
       ...(test ? { test } : {}),
       interpreter: settings.interpreter,
       ...readRunOptions(uri),
@@ -169,7 +175,7 @@ export class MinimizeFlow implements vscode.Disposable {
       // second time by vscode-languageclient; this notification renders autodd/progress.
       progressToken: token,
     };
-    logger().info(`Minimizing ${uri.fsPath} keeping ${JSON.stringify(errMsg)} (${JSON.stringify(args)})`);
+    logger().info(`Minimizing ${uri.fsPath} keeping ${failureSummary(failure)} (${JSON.stringify(args)})`);
 
     let result: MinimizeResult;
     try {
@@ -190,8 +196,8 @@ export class MinimizeFlow implements vscode.Disposable {
 
     const output = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
     if (output) await settleDocument(output);
-    this.results.record({ source: uri, output, original, errMsg, test, result });
-    this.report(result, original, output);
+    this.results.record({ source: uri, output, original, failure, test, result });
+    this.report(result, uri, original, output);
     return result;
   }
 
@@ -224,7 +230,7 @@ export class MinimizeFlow implements vscode.Disposable {
       if (reply.status !== 'started') {
         // The server shows its verdict too ("AutoDD: <message>"); ours has the buttons.
         this.server.expectEcho(`AutoDD: ${reply.message}`);
-        return { status: 'failed', message: reply.message };
+        return { status: 'failed', message: reply.message, refused: true };
       }
       run.runId = reply.runId;
       run.outputUri = vscode.Uri.parse(reply.outputUri);
@@ -297,7 +303,7 @@ export class MinimizeFlow implements vscode.Disposable {
         logger().error(`autodd.suggestErrMsg: ${error}`);
         // the server shows the same line to every client: once is enough
         this.server.expectEcho(`AutoDD: ${error}`);
-        this.showError(`AutoDD: ${error}`);
+        this.showRefusal(error, uri);
         return undefined;
       }
       const result = normalizeSuggestions(raw);
@@ -350,6 +356,7 @@ export class MinimizeFlow implements vscode.Disposable {
   /** "Open diff": the original (as it was when the run started) beside the result. */
   async openDiff(record: RunRecord): Promise<void> {
     if (record.output) await showDiff(record.original, record.output);
+    else void vscode.window.showInformationMessage(NO_FINISHED_RUN);
   }
 
   /**
@@ -358,6 +365,11 @@ export class MinimizeFlow implements vscode.Disposable {
    * to the clipboard, the test opened. A refusal is shown by the server itself.
    */
   async writeArtifact(record: RunRecord, what: 'report' | 'test'): Promise<string | undefined> {
+    // the server describes the last *finished* run only (a stopped or failed one does not count)
+    if (record.result.status !== 'done') {
+      void vscode.window.showInformationMessage(NO_FINISHED_RUN);
+      return undefined;
+    }
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     const command = what === 'report' ? ServerCommand.writeReport : ServerCommand.writeTest;
@@ -395,22 +407,50 @@ export class MinimizeFlow implements vscode.Disposable {
     return vscode.window.showErrorMessage(text, ...buttons);
   }
 
-  private report(result: MinimizeResult, original: vscode.Uri, output: vscode.Uri | undefined): void {
+  /**
+   * A refusal before anything ran (a marker error, a bad setting): its line, and
+   * where the server names a place in the file ("line 3, column 1"), the cursor
+   * goes there and the message offers to go back to it.
+   */
+  private showRefusal(message: string, source: vscode.Uri): void {
+    const where = problemLocation(message);
+    const text = `AutoDD: ${editorWording(message)}`;
+    if (!where) {
+      void this.showError(text, 'Show output').then((choice) => choice && logger().show());
+      return;
+    }
+    const reveal = async () => {
+      const position = new vscode.Position(where.line, where.character);
+      await vscode.window.showTextDocument(source, { selection: new vscode.Range(position, position), preview: false });
+    };
+    void reveal();
+    void this.showError(text, `Go to line ${where.line + 1}`).then((choice) => {
+      if (choice) void reveal();
+    });
+  }
+
+  private report(result: MinimizeResult, source: vscode.Uri, original: vscode.Uri, output: vscode.Uri | undefined): void {
+    if (result.status === 'failed' && result.refused) {
+      this.showRefusal(result.message, source);
+      return;
+    }
     const message = formatResultMessage(result);
-    const buttons: string[] = [];
-    if (message.canDiff && output) buttons.push('Open diff');
-    if (message.severity === 'error') buttons.push('Show logs');
+    // the traceback and the program's output go to the output channel, not into the toast
+    if (message.details) logger().error(`${message.text}\n${message.details}`);
+    const actions = message.actions.filter((a) => a !== 'Open diff' || output);
     const shown =
       message.severity === 'info'
-        ? vscode.window.showInformationMessage(message.text, ...buttons)
+        ? vscode.window.showInformationMessage(message.text, ...actions)
         : message.severity === 'warning'
-          ? vscode.window.showWarningMessage(message.text, ...buttons)
-          : this.showError(message.text, ...buttons);
+          ? vscode.window.showWarningMessage(message.text, ...actions)
+          : this.showError(message.text, ...actions);
     void shown.then((choice) => {
       if (choice === 'Open diff' && output) {
         void showDiff(original, output);
-      } else if (choice === 'Show logs') {
+      } else if (choice === 'Show output') {
         logger().show();
+      } else if (choice === 'Run again…') {
+        void vscode.commands.executeCommand(ClientCommand.minimize, source);
       }
     });
   }
@@ -433,12 +473,13 @@ async function showDiff(original: vscode.Uri, output: vscode.Uri): Promise<void>
   await vscode.commands.executeCommand('vscode.diff', original, output, `${basename(original)} ↔ ${basename(output)} (AutoDD)`);
 }
 
-function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: string; test?: string } {
+function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; failure?: FailureArguments; test?: string } {
   if (target instanceof vscode.Uri) return { uri: target };
   if (typeof target === 'string') return { uri: vscode.Uri.parse(target) };
   if (target && typeof target === 'object' && 'uri' in target) {
     const uri = typeof target.uri === 'string' ? vscode.Uri.parse(target.uri) : target.uri;
-    return { uri, errMsg: target.errMsg, test: target.test };
+    const failure = target.failure ?? (target.errMsg ? messageFailure(target.errMsg) : undefined);
+    return { uri, failure, test: target.test };
   }
   return { uri: vscode.window.activeTextEditor?.document.uri };
 }
