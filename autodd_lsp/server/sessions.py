@@ -57,7 +57,7 @@ from autodd_lsp.server.stream import same_text
 logger = logging.getLogger(__name__)
 
 ALREADY_RUNNING = "already minimizing this file"
-NO_FINISHED_RUN = "no finished minimization of this file yet: run AutoDD: Minimize to the end first"
+NO_FINISHED_RUN = 'no finished run of this file yet: run "AutoDD: Minimize this failure" to the end first'
 # command -> (what it writes, the default path beside the source, the text)
 T = TypeVar("T")
 ARTIFACTS: dict[str, tuple[str, Callable[..., str], Callable[..., str]]] = {
@@ -89,9 +89,7 @@ class Minimizer:
             if source.uri in self.runs:
                 raise RunError(ALREADY_RUNNING)
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
-            problem = annotation_problem(source.text)
-            if problem:
-                raise RunError(f"{os.path.basename(source.path)}: {problem}")
+            self._refuse_annotation_errors(source)
             if source.uri in self.runs:  # started while we read the settings
                 raise RunError(ALREADY_RUNNING)
         except RunError as error:
@@ -114,6 +112,7 @@ class Minimizer:
         try:
             source = self.source_file(as_argument(args).get("uri"))
             request = MinimizeRequest.parse(args)  # the same options as autodd.minimize's
+            self._refuse_annotation_errors(source)  # as autodd.minimize would: before anything runs
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
             result = await self.run_probe(source, options, threading.Event())
         except (RunError, UsageError) as error:
@@ -291,6 +290,13 @@ class Minimizer:
         if document is not None and document.source != text:
             return SourceFile(uri, path, document.source, saved=False)
         return SourceFile(uri, path, text)
+
+    @staticmethod
+    def _refuse_annotation_errors(source: SourceFile) -> None:
+        """RunError naming the first freeze-annotation error's place (`prog.py: line 3, column 1: …`)."""
+        problem = annotation_problem(source.text)
+        if problem:
+            raise RunError(f"{os.path.basename(source.path)}: {problem}")
 
     async def _configuration(self, uri: str) -> dict:
         workspace = self.server.client_capabilities.workspace
