@@ -49,3 +49,21 @@ def test_the_extension_sends_exactly_the_run_settings_the_server_reads():
     sent = set(re.findall(r"'(\w+)'", keys))
     read = (set(ENGINE_OPTIONS) - NOT_SETTINGS - {"interpreter"}) | {"output"}  # interpreter starts the server
     assert sent == read
+
+
+def test_the_extension_names_the_setting_of_every_engine_flag():
+    """format.ts's FLAG_SETTINGS turns the engine's `--repeat N` into `autodd.repeat` in messages:
+    every engine option that is a setting has its flag there, mapped to that setting."""
+    from autodd_lsp.engine.options import flag_of
+
+    source = (EXTENSION / "src" / "format.ts").read_text()
+    table = source[source.index("export const FLAG_SETTINGS"):]
+    table = table[:table.index("};")]
+    mapped = dict(re.findall(r"'(-[^']+)': '([^']+)'", table))
+    properties = schema()
+    for key, option in ENGINE_OPTIONS.items():
+        if key in NOT_SETTINGS:
+            continue
+        for flag in flag_of(option.field).split("/"):
+            assert mapped.get(flag) == f"autodd.{key}", (flag, key)
+    assert all(setting in properties for setting in mapped.values())

@@ -42,11 +42,18 @@ rm -rf "$LIBS"
 mkdir -p "$LIBS"
 # 1. the repository's package as a wheel (pure Python), without its dependencies, built
 #    from a copy so that setuptools leaves no build/ or *.egg-info in the checkout
-mkdir -p "$WHEELS/src"
-cp -r "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/autodd_lsp" "$WHEELS/src/"
-cp "$REPO"/LICEN[CS]E* "$WHEELS/src/" 2>/dev/null || true
-find "$WHEELS/src" -name __pycache__ -type d -prune -exec rm -rf {} +
-"$PY" -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" "$WHEELS/src"
+#    (AUTODD_BUNDLE_WHEEL_DIR: a folder that already holds it, as package.mjs passes for
+#    its second and later targets: the wheel is the same for every platform)
+if [ -n "${AUTODD_BUNDLE_WHEEL_DIR:-}" ] && compgen -G "$AUTODD_BUNDLE_WHEEL_DIR/autodd_lsp-*.whl" >/dev/null; then
+  cp "$AUTODD_BUNDLE_WHEEL_DIR"/autodd_lsp-*.whl "$WHEELS/"
+else
+  mkdir -p "$WHEELS/src"
+  cp -r "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/autodd_lsp" "$WHEELS/src/"
+  cp "$REPO"/LICEN[CS]E* "$WHEELS/src/" 2>/dev/null || true
+  find "$WHEELS/src" -name __pycache__ -type d -prune -exec rm -rf {} +
+  "$PY" -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" "$WHEELS/src"
+  if [ -n "${AUTODD_BUNDLE_WHEEL_DIR:-}" ]; then cp "$WHEELS"/autodd_lsp-*.whl "$AUTODD_BUNDLE_WHEEL_DIR/"; fi
+fi
 # 2. that wheel and its dependencies, as binary wheels for Python 3.10 on TARGET
 "$PY" -m pip install --quiet --disable-pip-version-check --no-compile --upgrade \
   --target "$LIBS" --python-version 3.10 "${PLATFORM_ARGS[@]}" --only-binary=:all: "$WHEELS"/autodd_lsp-*.whl

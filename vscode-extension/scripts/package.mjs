@@ -10,7 +10,8 @@
 //              a comma-separated list of targets; default: all five.
 //              AUTODD_BUNDLE_PYTHON the Python with pip (default python3).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,8 +29,12 @@ if (unknown.length) {
 // the host's last: bundled/libs is left as the host's (the e2e host phase runs the tree itself)
 targets = [...targets.filter((t) => t !== host), ...targets.filter((t) => t === host)];
 const python = process.env.AUTODD_BUNDLE_PYTHON || 'python3';
-const run = (command, args) => execFileSync(command, args, { cwd: ext, stdio: 'inherit' });
+// the repository's package as a wheel is the same for every target: built once
+const wheels = mkdtempSync(path.join(os.tmpdir(), 'autodd-wheel-'));
+const run = (command, args) =>
+  execFileSync(command, args, { cwd: ext, stdio: 'inherit', env: { ...process.env, AUTODD_BUNDLE_WHEEL_DIR: wheels } });
 mkdirSync(path.join(ext, 'dist'), { recursive: true });
+process.on('exit', () => rmSync(wheels, { recursive: true, force: true }));
 for (const target of targets) {
   const out = path.join('dist', `autodd-vscode-${target}.vsix`);
   console.log(`package: ${target} → ${out}`);

@@ -394,6 +394,8 @@ exports.run = async function run() {
         await waitFor('the server to stop', () => !api.isServerRunning(), 20000);
         await sleep(1000);
         assert.equal(api.isServerRunning(), false, 'server not running with a missing interpreter');
+        const status = await waitFor('the failed status', () => (api.statusBar().text === '$(error) AutoDD' ? api.statusBar() : undefined), 10000);
+        assert.match(status.tooltip, /not running: .*\nPython: \/nonexistent\/bin\/python$/s, status.tooltip);
       } finally {
         await config.update('interpreter', before, vscode.ConfigurationTarget.Global);
       }
