@@ -194,8 +194,10 @@ export class MinimizeFlow implements vscode.Disposable {
     }
     logger().info(`Minimization of ${uri.fsPath} ended: ${JSON.stringify(result)}`);
 
-    const output = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
-    if (output) await settleDocument(output);
+    const streamed = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
+    if (streamed) await settleDocument(streamed);
+    // a failed run has no result of its own: the file there may be an earlier run's
+    const output = result.status === 'failed' ? undefined : streamed;
     this.results.record({ source: uri, output, original, failure, test, result });
     this.report(result, uri, original, output);
     return result;
