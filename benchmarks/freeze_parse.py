@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from autodd_lsp.freeze import chunked_source as freeze_source
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.freeze import source as freeze_source
 from autodd_lsp.freeze.incremental import ChunkParser
 
 CORPUS = Path(__file__).parent / "corpus" / "plain_python.py"

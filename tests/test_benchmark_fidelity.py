@@ -52,6 +52,7 @@ def original(tmp_path):
     return run(write(tmp_path, "orig.py", REGION_LOOKUP), "KeyError")
 
 
+@pytest.mark.slow
 def test_the_original_failure_line_and_its_place(original):
     assert original["line"] == "KeyError: 'west'"
     assert original["normalized"] == "KeyError: 'west'"
@@ -63,6 +64,7 @@ def test_the_original_failure_line_and_its_place(original):
     assert original["exit"] == "1"
 
 
+@pytest.mark.slow
 def test_a_different_key_error_is_a_different_line(tmp_path, original):
     result = run(write(tmp_path, "result.py", "{}['']\n"), "KeyError")
     assert result["line"] == "KeyError: ''"
@@ -72,6 +74,7 @@ def test_a_different_key_error_is_a_different_line(tmp_path, original):
     assert row["nodes_after"] < row["nodes_before"]
 
 
+@pytest.mark.slow
 def test_the_same_key_error_from_the_same_line_is_the_same(tmp_path, original):
     text = """\
     REGION_MANAGERS = {"north": "A. Okafor"}
@@ -84,6 +87,7 @@ def test_the_same_key_error_from_the_same_line_is_the_same(tmp_path, original):
     assert result["program_source"] == "print(region, REGION_MANAGERS[region])"
 
 
+@pytest.mark.slow
 def test_the_same_line_raised_by_the_program_instead_of_the_library_is_another_place(tmp_path):
     message = "Expecting property name enclosed in double quotes"
     original = run(write(tmp_path, "orig.py", "import json\njson.loads('{')\n"), message)
@@ -97,6 +101,7 @@ def test_the_same_line_raised_by_the_program_instead_of_the_library_is_another_p
     assert row["same_place"] == "no"
 
 
+@pytest.mark.slow
 def test_the_same_library_frame_is_the_same_place(tmp_path):
     message = "Expecting property name enclosed in double quotes"
     original = run(write(tmp_path, "orig.py", "import json\ntext = '{'\nconfig = json.loads(text)\n"), message)
@@ -104,6 +109,7 @@ def test_the_same_library_frame_is_the_same_place(tmp_path):
     assert fidelity.compare(original, result)["same_place"] == "yes"
 
 
+@pytest.mark.slow
 def test_a_check_moved_into_the_program_by_inlining_is_the_same_place(tmp_path):
     """The original fails in its own module beside it; the inlined result raises the same statement itself."""
     message = "too big"
@@ -120,6 +126,7 @@ def test_a_check_moved_into_the_program_by_inlining_is_the_same_place(tmp_path):
     assert fidelity.compare(original, run(write(alone, "other.py", other), message))["same_place"] == "no"
 
 
+@pytest.mark.slow
 def test_a_result_that_only_warns_has_lost_the_error(tmp_path):
     message = "deprecated config key 'lr'"
     original = run(write(tmp_path, "orig.py", f"""\
@@ -139,6 +146,7 @@ def test_a_result_that_only_warns_has_lost_the_error(tmp_path):
     assert (row["line"], row["same_place"]) == ("differs", "no")
 
 
+@pytest.mark.slow
 def test_a_result_without_the_message(tmp_path, original):
     result = run(write(tmp_path, "result.py", "print('fine')\n"), "KeyError")
     assert result["line"] is None
@@ -146,6 +154,7 @@ def test_a_result_without_the_message(tmp_path, original):
     assert (row["line"], row["same_place"]) == ("absent", "no")
 
 
+@pytest.mark.slow
 def test_printed_messages_have_no_place_to_compare(tmp_path):
     message = "checksum mismatch"
     original = run(write(tmp_path, "orig.py", f"x = 2\nprint('{message}: ' + str(x))\n"), message)
@@ -154,6 +163,7 @@ def test_printed_messages_have_no_place_to_compare(tmp_path):
     assert (row["line"], row["same_place"]) == ("same", "n/a")
 
 
+@pytest.mark.slow
 def test_the_program_path_is_masked(tmp_path):
     text = "raise FileNotFoundError(__file__ + ' has no sibling data.csv')\n"
     original = run(write(tmp_path, "orig.py", text), "has no sibling")
@@ -200,6 +210,7 @@ def results_with(tmp_path: Path, original: dict | None, tools: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_the_markdown_report_shows_the_fidelity_tables(tmp_path, original):
     result = run(write(tmp_path, "result.py", "{}['a|b']\n"), "KeyError")
     results = results_with(tmp_path, original, {"reference": fidelity.tool_fidelity(
@@ -236,6 +247,7 @@ def test_report_only_recomputes_the_fidelity_of_kept_outputs(tmp_path, monkeypat
     assert "## Fidelity" in (folder / "results.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_statement_over_several_lines_is_shown_whole(tmp_path):
     result = run(write(tmp_path, "result.py", "region = 'west'\nmanager = {\n}[region]\n"), "KeyError")
     assert result["program_frame"] == 2

@@ -10,6 +10,7 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.slots import PREFIX, JobSlots
+from tests.support import SLOW_SENTINEL, process_table, slow_program, wait_gone
 
 BACKENDS = ["runner", "subproc"]
 
@@ -49,6 +50,7 @@ def hidden_files(folder):
     return sorted(name for name in os.listdir(folder) if name.startswith(PREFIX))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_program_next_to_its_data_and_modules_reduces(tmp_path, monkeypatch, backend, no_leftovers):
     project = tmp_path / "project"
@@ -70,6 +72,7 @@ def test_a_program_next_to_its_data_and_modules_reduces(tmp_path, monkeypatch, b
     assert source.read_text() == LOADER
 
 
+@pytest.mark.slow
 def test_the_programs_own_name_shows_as_in_a_plain_run(program, no_leftovers):
     """argparse names the program after sys.argv[0]: `usage: tool.py`, not the hidden file's name."""
     path = program("tool.py", (
@@ -87,6 +90,7 @@ def test_the_programs_own_name_shows_as_in_a_plain_run(program, no_leftovers):
     assert hidden_files(path.parent) == []
 
 
+@pytest.mark.slow
 def test_slot_files_of_a_dead_run_are_swept_and_a_live_ones_kept(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -116,27 +120,25 @@ def test_where_the_source_folder_cannot_hold_files_the_slots_fall_back_to_a_temp
     assert not os.path.exists(slots.root)
 
 
-SLOW = '''\
-import time
-time.sleep(0.3)
-noise = [n for n in range(10)]
-more = {"a": 1}
-raise RuntimeError("slow failure")
-'''
+SLOW = slow_program(0, 0.3, junk=2)
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_nothing_that_the_next_run_does_not_clean_up(tmp_path, no_leftovers):
     source = tmp_path / "slow.py"
     source.write_text(SLOW)
-    command = [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", "slow failure", "-o", str(tmp_path / "out.py"), "-q"]
+    command = [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", SLOW_SENTINEL, "-o", str(tmp_path / "out.py"), "-q"]
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # A file appearing has no event to wait on here (no inotify in the standard library, and
+    # the run is quiet): polled, with a deadline.
     deadline = time.monotonic() + 30
     while not hidden_files(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert hidden_files(tmp_path), "the run never wrote a candidate"
+    descendants = [pid for pid, (parent, _) in process_table().items() if parent == first.pid]  # its fork servers
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
-    time.sleep(0.5)  # its fork servers die with it (PDEATHSIG)
+    assert all(wait_gone(pid) for pid in descendants)  # its fork servers die with it (PDEATHSIG)
     assert hidden_files(tmp_path)  # killed: it could not clean up
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

@@ -2,10 +2,14 @@
 
 import sys
 
+import pytest
+
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
+
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
 
 FAILING = "raise ValueError('boom')\n"
 

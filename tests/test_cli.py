@@ -9,10 +9,13 @@ import time
 import pytest
 
 from tests.support import (
+    SLOW_SENTINEL,
     assert_one_line_error,
     autodd,
     leftover_processes,
+    read_until,
     run_standalone,
+    slow_program,
 )
 
 MESSAGE = "inventory invariant violated"
@@ -20,6 +23,7 @@ MESSAGE = "inventory invariant violated"
 
 
 
+@pytest.mark.slow
 def test_minimizes_and_writes_output(program, tmp_path):
     source = program("inventory.py")
     original = source.read_text()
@@ -34,12 +38,14 @@ def test_minimizes_and_writes_output(program, tmp_path):
     assert [p.name for p in output.parent.iterdir()] == ["min.py"]  # no temp files beside it
 
 
+@pytest.mark.slow
 def test_quiet_prints_only_the_summary(program, tmp_path):
     done = autodd(program("inventory.py"), "--err-msg", MESSAGE, "-o", tmp_path / "m.py", "-q", "--backend", "subproc")
     assert done.returncode == 0
     assert next(line for line in done.stderr.splitlines() if line.strip()).startswith("Done:")
 
 
+@pytest.mark.slow
 def test_a_runner_that_cannot_start_is_noted_once(program, tmp_path, python_without_runner):
     source = program("inventory.py")
     done = autodd(source, "--err-msg", MESSAGE, "-o", tmp_path / "m.py", "--python", python_without_runner)
@@ -49,6 +55,7 @@ def test_a_runner_that_cannot_start_is_noted_once(program, tmp_path, python_with
     assert MESSAGE in run_standalone(tmp_path / "m.py")
 
 
+@pytest.mark.slow
 def test_module_and_script_entry_points_agree():
     assert autodd("--help").returncode == 0
     script = os.path.join(os.path.dirname(sys.executable), "autodd")
@@ -70,6 +77,7 @@ def test_module_and_script_entry_points_agree():
         (["{src}", "--python", "/no/such/python"], "not an executable"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_gives_one_clear_line(tmp_path, program, args, fragment):
     src = program("inventory.py")
     subs = {"src": src, "dir": tmp_path}
@@ -81,6 +89,7 @@ def test_bad_input_gives_one_clear_line(tmp_path, program, args, fragment):
     assert not (tmp_path / "out.py").exists()
 
 
+@pytest.mark.slow
 def test_syntax_error_points_at_file_line_and_column(program, tmp_path):
     src = program("broken.py", "x = 1\ny = (2,\n")
     done = autodd(src, "--err-msg", "x", "-o", tmp_path / "out.py")
@@ -88,6 +97,7 @@ def test_syntax_error_points_at_file_line_and_column(program, tmp_path):
     assert "syntax error" in done.stderr
 
 
+@pytest.mark.slow
 def test_unwritable_output_folder(program, tmp_path):
     if os.geteuid() == 0:
         locked = "/proc"  # even root cannot create files there
@@ -98,6 +108,7 @@ def test_unwritable_output_folder(program, tmp_path):
     assert_one_line_error(done, 2, "not writable")
 
 
+@pytest.mark.slow
 def test_non_reproducing_original_stops_at_once_with_its_output(program, tmp_path):
     src = program("fine.py", "print('everything is fine')\n")
     out = tmp_path / "out.py"
@@ -109,15 +120,17 @@ def test_non_reproducing_original_stops_at_once_with_its_output(program, tmp_pat
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_freeze_annotation_errors_are_bad_input(program, tmp_path):
     src = program("frozen.py", "x = 1\n# autodd: freeze-start\ny = 2\n")
     done = autodd(src, "--err-msg", "x", "-o", tmp_path / "out.py")
     assert_one_line_error(done, 2, "frozen.py:2:")
 
 
-SLOW = "import time\n" + "".join(f"time.sleep(0.1); v{i} = {i}\n" for i in range(40)) + "raise ValueError('slow failure')\n"
+SLOW = slow_program(4, 0.1, junk=40)  # junk goes early, x0..x3 keep it running
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signum):
     src = program("slow.py", SLOW)
@@ -126,24 +139,23 @@ def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signu
     private.mkdir()
     env = dict(os.environ, TMPDIR=str(private))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", "slow failure", "-o", str(out)],
+        [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", SLOW_SENTINEL, "-o", str(out)],
         stderr=subprocess.PIPE, text=True, env=env,
     )
-    deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert out.exists(), "no improvement was written in time"
+    before = read_until(proc.stderr, "autodd: smaller:")  # an improvement was accepted (and OUTPUT written)
     proc.send_signal(signum)
     sent = time.monotonic()
     _, err = proc.communicate(timeout=10)
+    err = before + err
     assert time.monotonic() - sent < 2.0
     assert proc.returncode == 130, err
     assert "Stopped early" in err
-    assert "slow failure" in run_standalone(out)
+    assert SLOW_SENTINEL in run_standalone(out)
     assert leftover_processes(str(private)) == []
     assert list(private.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_without_err_msg_it_suggests_the_failure(program):
     src = program("inventory.py")
     done = autodd(src)
@@ -163,6 +175,7 @@ def test_printed_commands_are_quoted_as_a_person_types_them():
         assert shlex.split(shell_word(word)) == [word]  # the shell reads back the same word
 
 
+@pytest.mark.slow
 def test_default_output_goes_beside_the_source(program):
     src = program("inventory.py")
     done = autodd(src, "--err-msg", MESSAGE, "-q")
@@ -170,6 +183,7 @@ def test_default_output_goes_beside_the_source(program):
     assert MESSAGE in (src.parent / "inventory.min.py").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["runner", "subproc"])
 def test_a_file_in_a_declared_encoding_stays_in_it(tmp_path, backend):
     """Candidates and the output are written in the encoding the coding cookie names."""
@@ -210,6 +224,7 @@ SEGFAULT = "import ctypes\nprint('noise')\nunused = [1, 2]\nctypes.string_at(0)\
         (["--exit-code", "0"], "0 is success"),
     ],
 )
+@pytest.mark.slow
 def test_exactly_one_failure_to_keep_and_a_valid_one(tmp_path, program, flags, fragment):
     src = program("inventory.py")
     done = autodd(src, *flags, "-o", tmp_path / "out.py")
@@ -217,6 +232,7 @@ def test_exactly_one_failure_to_keep_and_a_valid_one(tmp_path, program, flags, f
     assert not (tmp_path / "out.py").exists()
 
 
+@pytest.mark.slow
 def test_crash_from_the_command_line(program, tmp_path):
     src = program("segv.py", SEGFAULT)
     done = autodd("--crash", src, "-o", tmp_path / "min.py", "-q")  # the file is SOURCE, not a signal
@@ -227,6 +243,7 @@ def test_crash_from_the_command_line(program, tmp_path):
     assert alone.returncode == -signal.SIGSEGV
 
 
+@pytest.mark.slow
 def test_a_crash_that_does_not_happen_is_not_reproducible(program, tmp_path):
     done = autodd(program("fine.py", "print('all good')\n"), "--crash", "SIGSEGV", "-o", tmp_path / "min.py")
     assert done.returncode == 1
@@ -234,6 +251,7 @@ def test_a_crash_that_does_not_happen_is_not_reproducible(program, tmp_path):
     assert "all good" in done.stderr
 
 
+@pytest.mark.slow
 def test_without_a_failure_a_crash_is_suggested(program):
     done = autodd(program("segv.py", SEGFAULT))
     assert done.returncode == 2

@@ -82,6 +82,7 @@ PROGRAMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", PROGRAMS.values(), ids=PROGRAMS.keys())
 def test_chunked_code_runs_like_the_file(program, tmp_path):
     path = tmp_path / "prog.py"
@@ -132,6 +133,7 @@ def test_moved_chunks_get_their_new_line_numbers():
     assert (late.co_name, late.co_firstlineno, late.co_filename) == ("late", 4, "/tmp/a.py")
 
 
+@pytest.mark.slow
 def test_the_runner_runs_the_code_it_is_given(tmp_path):
     """The runner really uses the caller's compilation (it does not compile the file again)."""
     path = tmp_path / "prog.py"
@@ -142,6 +144,7 @@ def test_the_runner_runs_the_code_it_is_given(tmp_path):
     assert result.stdout == b"compiled by the caller\n"
 
 
+@pytest.mark.slow
 def test_the_runner_runs_staged_code_only_if_it_is_the_code_run(tmp_path):
     """Code written ahead with `stage` is used by the run it was staged for, not by another."""
     path = tmp_path / "prog.py"

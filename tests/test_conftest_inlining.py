@@ -83,6 +83,7 @@ def test_conftests_are_found_up_to_the_project_root(tmp_path):
     assert conftest_files(str(test)) == [str(tmp_path / "conftest.py"), str(tmp_path / "pkg" / "conftest.py")]
 
 
+@pytest.mark.slow
 def test_the_inlined_test_passes_without_its_conftests_as_the_original_does_with_them(tmp_path):
     test = project(tmp_path)
     passed, output = pytest_passes(test)

@@ -10,23 +10,22 @@ from autodd_lsp.engine import (
     Event,
     Notice,
     NotReproducible,
-    ReduceOptions,
-    Reduction,
     Summary,
     UsageError,
 )
-from tests.support import run_standalone
+from tests.support import (
+    SLOW_SENTINEL,
+    reduce,
+    run_standalone,
+    slow_program,
+    start_reduction,
+)
 
 BACKENDS = ["runner", "subproc"]
 MESSAGE = "inventory invariant violated"
 
 
-def reduce(path, message, **options):
-    events: list[Event] = []
-    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, cwd=str(path.parent), **options), events.append)
-    return reduction.run(), events
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
     path = program("inventory.py")
@@ -46,6 +45,7 @@ def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
     assert not [e for e in events if isinstance(e, Notice)]  # nothing slower than asked
 
 
+@pytest.mark.slow
 def test_a_runner_that_cannot_start_is_said_once_and_subproc_takes_over(program, python_without_runner):
     path = program("inventory.py")
     summary, events = reduce(path, MESSAGE, python=str(python_without_runner))
@@ -56,6 +56,7 @@ def test_a_runner_that_cannot_start_is_said_once_and_subproc_takes_over(program,
     assert "\n" not in notices[0]
 
 
+@pytest.mark.slow
 def test_output_keeps_the_users_own_text_and_adds_nothing(program):
     path = program("keep.py", (
         "import sys\n"
@@ -76,6 +77,7 @@ def test_output_keeps_the_users_own_text_and_adds_nothing(program):
         assert artifact not in summary.text
 
 
+@pytest.mark.slow
 def test_same_result_at_any_number_of_jobs(program):
     path = program("inventory.py")
     one, _ = reduce(path, MESSAGE, jobs=1)
@@ -84,25 +86,19 @@ def test_same_result_at_any_number_of_jobs(program):
     assert one.text == two.text == three.text
 
 
-SLOW_BODY = (
-    "import time\n"
-    "time.sleep(0.2)  # autodd: freeze\n"
-    "def report(rows):\n"
-    + "".join(f"    total_{i} = sum(rows) * {i}\n" for i in range(12))
-    + "    raise ValueError('bad rows: %d' % len(rows))\n"
-    "report([1, 2, 3])\n"
-)
 
 
+@pytest.mark.slow
 def test_runs_thrown_away_after_an_acceptance_are_counted_as_stale(program, no_leftovers):
     """Every candidate sleeps 0.2 s; at -j 3 the two run after an accepted one are stale."""
-    path = program("slow.py", SLOW_BODY)
-    parallel, _ = reduce(path, "bad rows: 3", jobs=3)
-    assert parallel.verified and "total_" not in parallel.text
+    path = program("slow.py", slow_program(0, 0.2, junk=12))
+    parallel, _ = reduce(path, SLOW_SENTINEL, jobs=3)
+    assert parallel.verified and "junk" not in parallel.text
     assert parallel.stats.stale >= 1
     assert f"{parallel.stats.stale} started and discarded as stale" in parallel.describe()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_candidates_see_python_file_semantics(program, backend):
     path = program("semantics.py", (
@@ -119,6 +115,7 @@ def test_candidates_see_python_file_semantics(program, backend):
     assert "semantics ok" in summary.text
 
 
+@pytest.mark.slow
 def test_argparse_program_does_not_see_the_reducers_arguments(program):
     path = program("cli_tool.py", (
         "import argparse\n"
@@ -133,6 +130,7 @@ def test_argparse_program_does_not_see_the_reducers_arguments(program):
     assert "parsed None" in caught.value.output_tail
 
 
+@pytest.mark.slow
 def test_original_that_does_not_fail_is_reported_with_its_output(program, no_leftovers):
     path = program("fine.py", "print('all good')\n")
     with pytest.raises(NotReproducible) as caught:
@@ -154,6 +152,7 @@ def test_bad_input_is_a_usage_error(program):
         reduce(good, "boom", backend="magic")
 
 
+@pytest.mark.slow
 def test_deletions_that_hang_cost_little_and_never_win(program):
     path = program("hang.py", (
         "import time\n"
@@ -172,6 +171,7 @@ def test_deletions_that_hang_cost_little_and_never_win(program):
     assert "hang test failure" in run_standalone(out, timeout=10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_crashing_candidates_keep_their_output(program, backend):
     path = program("crash.py", (
@@ -186,6 +186,7 @@ def test_crashing_candidates_keep_their_output(program, backend):
     assert "unused" not in summary.text
 
 
+@pytest.mark.slow
 def test_huge_output_is_bounded_and_the_failure_still_found(program):
     path = program("loud.py", (
         "import sys\n"
@@ -197,16 +198,22 @@ def test_huge_output_is_bounded_and_the_failure_still_found(program):
     assert summary.verified
 
 
+@pytest.mark.slow
 def test_cancel_returns_quickly_with_the_best_so_far(program, no_leftovers):
-    path = program("slow.py", "import time\n" + "".join(f"time.sleep(0.05); v{i} = {i}\n" for i in range(30)) + "raise ValueError('slow failure')\n")
+    path = program("slow.py", slow_program(4, 0.05, junk=30))
     events: list[Event] = []
-    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="slow failure", cwd=str(path.parent)), events.append)
+    accepted = threading.Event()
+
+    def listen(event: Event) -> None:
+        events.append(event)
+        if isinstance(event, Accepted):
+            accepted.set()
+
+    reduction = start_reduction(path, SLOW_SENTINEL, listen)
     outcome: dict[str, Summary] = {}
     worker = threading.Thread(target=lambda: outcome.update(summary=reduction.run()))
     worker.start()
-    deadline = time.monotonic() + 60
-    while not any(isinstance(e, Accepted) for e in events) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert accepted.wait(60), "nothing was accepted in time"
     reduction.cancel()
     stopped_at = time.monotonic()
     worker.join(10)
@@ -217,6 +224,7 @@ def test_cancel_returns_quickly_with_the_best_so_far(program, no_leftovers):
     assert summary.text == [e for e in events if isinstance(e, Accepted)][-1].text
 
 
+@pytest.mark.slow
 def test_result_is_verified_standalone_even_when_the_runner_was_fooled(program):
     # The warm runner preloads xml.dom.minidom, so a candidate without that import
     # still works there; in a fresh interpreter it does not. The final check catches it.

@@ -16,8 +16,9 @@ import pytest
 
 from autodd_lsp.execution import CancelEvent, RunResult, capture, create_backend
 from autodd_lsp.execution.capture import TRUNCATION_MARK
-from autodd_lsp.execution.forkserver import ForkServerBackend
+from autodd_lsp.execution.runner.client import ForkServerBackend
 from autodd_lsp.execution.subproc import SubprocessBackend
+from tests.support import Beacon, wait_gone
 
 BACKENDS = ["subproc", "runner"]
 
@@ -49,19 +50,8 @@ def make(name: str, dirs, expect_fork: bool = True, **kwargs):
 
 
 def is_gone(pid: int, wait: float = 2.0) -> bool:
-    """True once `pid` no longer runs (absent, or a zombie nobody reaped yet)."""
-    end = time.monotonic() + wait
-    while True:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                state = stat.read().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state in ("Z", "X"):
-            return True
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
+    """True once `pid` no longer runs (absent, or a zombie nobody reaped yet): waits on its exit."""
+    return wait_gone(pid, wait)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -72,6 +62,7 @@ def backend_name(request):
 # ------------------------------------------------------------ looks like `python file.py`
 
 
+@pytest.mark.slow
 def test_candidate_sees_a_plain_python_run(backend_name, dirs):
     write(dirs["original"], "sibling.py", "VALUE = 'from sibling'\n")
     path = write(
@@ -101,6 +92,7 @@ def test_candidate_sees_a_plain_python_run(backend_name, dirs):
     assert {"__file__", "__builtins__", "__loader__", "__spec__", "__name__"} <= set(seen["globals"])
 
 
+@pytest.mark.slow
 def test_output_is_captured_at_the_descriptor_level(backend_name, dirs):
     path = write(
         dirs["candidates"],
@@ -123,6 +115,7 @@ def test_output_is_captured_at_the_descriptor_level(backend_name, dirs):
     assert b"raw err" in result.stderr and b"child err" in result.stderr
 
 
+@pytest.mark.slow
 def test_huge_output_keeps_head_and_tail_in_bounded_memory(backend_name, dirs):
     limit = 1 << 20
     path = write(
@@ -147,6 +140,7 @@ def test_huge_output_keeps_head_and_tail_in_bounded_memory(backend_name, dirs):
     assert growth_mb < 64, f"200 MB of output grew the reducer by {growth_mb:.0f} MB"
 
 
+@pytest.mark.slow
 def test_segfault_keeps_earlier_output(backend_name, dirs):
     path = write(
         dirs["candidates"],
@@ -164,6 +158,7 @@ def test_segfault_keeps_earlier_output(backend_name, dirs):
     assert b"before the crash" in result.stdout and b"on stderr" in result.stderr
 
 
+@pytest.mark.slow
 def test_os_exit_keeps_flushed_output_and_code(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", "import os\nprint('kept', flush=True)\nos._exit(3)\n")
     with make(backend_name, dirs) as backend:
@@ -179,6 +174,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.slow
 def test_hang_is_killed_with_its_children_at_the_timeout(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD)
     with make(backend_name, dirs) as backend:
@@ -191,6 +187,7 @@ def test_hang_is_killed_with_its_children_at_the_timeout(backend_name, dirs):
     assert is_gone(int(result.stdout.split()[0]))
 
 
+@pytest.mark.slow
 def test_cancel_stops_the_candidate_quickly(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD)
     cancel = threading.Event()
@@ -209,6 +206,7 @@ def test_cancel_stops_the_candidate_quickly(backend_name, dirs):
     assert is_gone(int(result.stdout.split()[0]))
 
 
+@pytest.mark.slow
 def test_a_cancel_event_wakes_the_run_at_once(backend_name, dirs, monkeypatch):
     """With a CancelEvent the run does not wait for its next look at the flag (made 60 s here)."""
     monkeypatch.setattr(capture, "STOP_TICK", 60.0)
@@ -222,14 +220,17 @@ def test_a_cancel_event_wakes_the_run_at_once(backend_name, dirs, monkeypatch):
     assert is_gone(int(result.stdout.split()[0]))
 
 
-def test_close_while_running_leaves_no_process(backend_name, dirs):
-    path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD)
+@pytest.mark.slow
+def test_close_while_running_leaves_no_process(backend_name, dirs, tmp_path):
+    running = Beacon(tmp_path)
+    path = write(dirs["candidates"], "cand.py", HANGS_WITH_A_CHILD.replace(
+        "time.sleep(60)", f"open({str(running.path)!r}, 'w').close()\ntime.sleep(60)"))
     backend = make(backend_name, dirs)
     backend.start()
     box: dict[str, RunResult] = {}
     runner = threading.Thread(target=lambda: box.update(result=backend.run(path, timeout=30)))
     runner.start()
-    time.sleep(0.5)
+    running.wait()  # the candidate runs, its child started
     closing = time.monotonic()
     backend.close()
     runner.join(2.0)
@@ -243,6 +244,7 @@ def test_close_while_running_leaves_no_process(backend_name, dirs):
     backend.close()  # idempotent
 
 
+@pytest.mark.slow
 def test_escaped_grandchild_holding_the_pipes_is_not_waited_for(backend_name, dirs):
     path = write(
         dirs["candidates"],
@@ -261,12 +263,20 @@ def test_escaped_grandchild_holding_the_pipes_is_not_waited_for(backend_name, di
     assert is_gone(int(result.stdout.split()[0]))  # found through the pipe it still held
 
 
-def test_close_during_warm_up_stops_at_once(dirs):
-    write(dirs["original"], "slow_import.py", "import time\ntime.sleep(30)\n")
+def slow_import(dirs, tmp_path) -> Beacon:
+    """A module `slow_import` that takes 30 s to import; the Beacon says when its import began."""
+    importing = Beacon(tmp_path)
+    write(dirs["original"], "slow_import.py", f"open({str(importing.path)!r}, 'w').close()\nimport time\ntime.sleep(30)\n")
+    return importing
+
+
+@pytest.mark.slow
+def test_close_during_warm_up_stops_at_once(dirs, tmp_path):
+    importing = slow_import(dirs, tmp_path)
     backend = make("runner", dirs, expect_fork=False, preload=["slow_import"])
     starter = threading.Thread(target=backend.start)
     starter.start()
-    time.sleep(0.3)
+    importing.wait()  # the servers are warming up
     closing = time.monotonic()
     backend.close()
     starter.join(2.0)
@@ -274,16 +284,23 @@ def test_close_during_warm_up_stops_at_once(dirs):
     assert all(is_gone(pid) for pid in server_pids(backend))
 
 
-def test_cancel_during_lazy_warm_up_returns_at_once(dirs):
-    write(dirs["original"], "slow_import.py", "import time\ntime.sleep(30)\n")
+@pytest.mark.slow
+def test_cancel_during_lazy_warm_up_returns_at_once(dirs, tmp_path):
+    importing = slow_import(dirs, tmp_path)
     path = write(dirs["candidates"], "cand.py", "print('x')\n")
     backend = make("runner", dirs, expect_fork=False, preload=["slow_import"])
     cancel = threading.Event()
+    cancelled_at: list[float] = []
+
+    def cancel_once_warming_up() -> None:
+        importing.wait()
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
     try:
-        threading.Timer(0.3, cancel.set).start()
-        started = time.monotonic()
+        threading.Thread(target=cancel_once_warming_up, daemon=True).start()
         result = backend.run(path, timeout=60, cancel=cancel)  # start() happens in here
-        assert result.cancelled and time.monotonic() - started < 0.8
+        assert result.cancelled and time.monotonic() - cancelled_at[0] < 0.5
     finally:
         backend.close()
     assert all(is_gone(pid) for pid in server_pids(backend))
@@ -293,6 +310,7 @@ def server_pids(backend: ForkServerBackend) -> list[int]:
     return [server.proc.pid for server in backend._warm.servers if server is not None]
 
 
+@pytest.mark.slow
 def test_concurrent_runs_overlap(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", "import time\ntime.sleep(1)\n")
     with make(backend_name, dirs, jobs=2) as backend:
@@ -350,6 +368,7 @@ FAILING_PROGRAMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", sorted(FAILING_PROGRAMS))
 def test_runner_reports_exactly_like_subproc(program, dirs):
     path = write(dirs["candidates"], "cand.py", FAILING_PROGRAMS[program])
@@ -363,6 +382,7 @@ def test_runner_reports_exactly_like_subproc(program, dirs):
     assert runner.returncode == subproc.returncode != 0
 
 
+@pytest.mark.slow
 def test_missing_file_is_reported_like_python(dirs):
     missing = str(dirs["candidates"] / "nope.py")
     results = {}
@@ -373,6 +393,7 @@ def test_missing_file_is_reported_like_python(dirs):
     assert results["runner"].returncode == results["subproc"].returncode == 2
 
 
+@pytest.mark.slow
 def test_candidate_gets_the_descriptors_of_a_plain_run(backend_name, dirs):
     path = write(dirs["candidates"], "cand.py", "import os\nprint(os.open(os.devnull, os.O_RDONLY))\n")
     with make(backend_name, dirs) as backend:
@@ -405,6 +426,7 @@ def spare_pids(backend: ForkServerBackend, not_these: list[int]) -> list[int]:
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_spare_child_killed_while_waiting_is_replaced(dirs):
     path = write(dirs["candidates"], "cand.py", "import os\nprint(os.getpid())\n")
     with make("runner", dirs) as backend:
@@ -423,8 +445,9 @@ def test_spare_child_killed_while_waiting_is_replaced(dirs):
     assert all(is_gone(pid) for pid in servers + spares)  # close() leaves no spare behind
 
 
+@pytest.mark.slow
 def test_status_survives_a_candidate_taking_its_report_descriptor(dirs):
-    from autodd_lsp.execution.fork_child import HIGH_FD
+    from autodd_lsp.execution.runner.child import HIGH_FD
 
     high = min(HIGH_FD, os.sysconf("SC_OPEN_MAX") - 1)
     taken = write(
@@ -444,6 +467,7 @@ def test_status_survives_a_candidate_taking_its_report_descriptor(dirs):
 
 
 
+@pytest.mark.slow
 def test_runner_candidates_cannot_influence_each_other(dirs):
     write(dirs["original"], "shared.py", "COUNTER = 0\n")
     polluter = write(
@@ -486,6 +510,7 @@ def test_runner_candidates_cannot_influence_each_other(dirs):
     }
 
 
+@pytest.mark.slow
 def test_noisy_module_is_not_preloaded(dirs):
     write(dirs["original"], "noisy.py", "import os\nos.write(2, b'NOISY IMPORT\\n')\n")
     write(dirs["original"], "after.py", "AFTER = 1\n")
@@ -497,6 +522,7 @@ def test_noisy_module_is_not_preloaded(dirs):
     assert b"NOISY IMPORT" in result.stderr
 
 
+@pytest.mark.slow
 def test_module_starting_a_thread_is_not_preloaded(dirs):
     write(
         dirs["original"],
@@ -510,6 +536,7 @@ def test_module_starting_a_thread_is_not_preloaded(dirs):
     assert result.stdout == b"2\n"
 
 
+@pytest.mark.slow
 def test_failing_preload_is_skipped(dirs):
     path = write(dirs["candidates"], "cand.py", "import does_not_exist\n")
     with make("runner", dirs, preload=["does_not_exist", "json"]) as backend:
@@ -518,6 +545,7 @@ def test_failing_preload_is_skipped(dirs):
     assert b"ModuleNotFoundError: No module named 'does_not_exist'" in result.stderr
 
 
+@pytest.mark.slow
 def test_dead_server_is_replaced_without_charging_the_warm_up(dirs):
     write(dirs["original"], "slow_import.py", "import time\ntime.sleep(1.0)\n")
     killer = write(dirs["candidates"], "killer.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
@@ -540,6 +568,7 @@ def test_runner_falls_back_when_the_server_cannot_start(dirs):
     assert b"no server here" in result.stderr  # what `fake_python cand.py` itself says
 
 
+@pytest.mark.slow
 def test_runner_duration_excludes_warm_up(dirs):
     write(dirs["original"], "slow_import.py", "import time\ntime.sleep(0.5)\n")
     path = write(dirs["candidates"], "cand.py", "print('x')\n")
@@ -559,6 +588,7 @@ def tilelang_available() -> bool:
     return all(importlib.util.find_spec(name) for name in ("tilelang", "torch"))
 
 
+@pytest.mark.slow
 @pytest.mark.tilelang
 @pytest.mark.skipif(not tilelang_available(), reason="needs tilelang and torch")
 def test_tilelang_candidate_on_a_warm_runner(dirs):
@@ -586,6 +616,7 @@ def test_tilelang_candidate_on_a_warm_runner(dirs):
     assert result.duration < 1.0
 
 
+@pytest.mark.slow
 def test_runner_preloads_what_the_program_imported_lazily(dirs):
     """After a `learn_imports` run, the servers restart with the modules that run imported."""
     path = write(
@@ -608,6 +639,7 @@ def test_runner_preloads_what_the_program_imported_lazily(dirs):
     assert "http.client" in backend.preloaded
 
 
+@pytest.mark.slow
 def test_runner_ignores_a_few_lazy_imports(dirs):
     """A couple of modules are not worth restarting the servers for."""
     source = "import sys\nprint('colorsys' in sys.modules)\ndef f():\n    import colorsys\nf()\n"
@@ -618,6 +650,7 @@ def test_runner_ignores_a_few_lazy_imports(dirs):
         assert backend.run(path, 30).stdout == b"False\n"
 
 
+@pytest.mark.slow
 def test_a_module_launch_runs_like_python_dash_m(backend_name, dirs):
     """Launch("m", args): `python -m m args` with the candidate's path in them, on both backends."""
     from autodd_lsp.execution import FILE, Launch
@@ -638,8 +671,9 @@ def test_a_module_launch_runs_like_python_dash_m(backend_name, dirs):
     assert seen["path0"] == seen["cwd"] == str(dirs["work"])
 
 
+@pytest.mark.slow
 def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(tmp_path):
-    """The entry's standalone constraint (forkserver_main.py's docstring): a copy of the
+    """The entry's standalone constraint (server_main.py's docstring): a copy of the
     server's four files, run as the client runs them, by an interpreter that cannot
     import autodd_lsp (`-S`: no site-packages; `-E`: no PYTHONPATH), speaks the protocol
     and runs a candidate, which finds neither autodd_lsp nor the server's `wire`."""
@@ -647,12 +681,12 @@ def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(t
     import socket
     import subprocess
 
-    from autodd_lsp.execution.fork_servers import SERVER_SCRIPT
-    from autodd_lsp.execution.wire import Channel
+    from autodd_lsp.execution.runner.warm_servers import SERVER_SCRIPT
+    from autodd_lsp.execution.runner.wire import Channel
 
     server_dir = tmp_path / "server"
     server_dir.mkdir()
-    for name in ("forkserver_main.py", "fork_serve.py", "fork_child.py", "wire.py"):
+    for name in ("server_main.py", "serve_loop.py", "child.py", "wire.py"):
         shutil.copy(os.path.join(os.path.dirname(SERVER_SCRIPT), name), server_dir / name)
     candidate = write(
         tmp_path,
@@ -667,7 +701,7 @@ def test_the_fork_server_runs_from_its_own_files_under_a_python_without_autodd(t
     diagnostics = tmp_path / "diagnostics"
     with open(diagnostics, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-S", "-E", str(server_dir / "forkserver_main.py"), str(theirs.fileno())],
+            [sys.executable, "-S", "-E", str(server_dir / "server_main.py"), str(theirs.fileno())],
             pass_fds=[theirs.fileno()], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
         )
     theirs.close()

@@ -15,25 +15,17 @@ import time
 import pytest
 
 from autodd_lsp.engine import (
-    Event,
     NotReproducible,
     ReduceOptions,
-    Reduction,
     UsageError,
 )
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.oracle.regex import compile_regex, regex_lines
 from autodd_lsp.oracle.same import Observer
 from autodd_lsp.oracle.signals import CrashOracle, fault_places, parse_signal
+from tests.support import reduce
 
 BACKENDS = ["runner", "subproc"]
-
-
-def reduce(path, failure, **options):
-    events: list[Event] = []
-    reduction = Reduction(path.read_text(), str(path), ReduceOptions(failure=failure, cwd=str(path.parent), **options),
-                          events.append)
-    return reduction.run(), events
 
 
 def run_alone(text, folder, timeout=30):
@@ -71,6 +63,7 @@ print("unreachable")
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_ctypes_segfault_reduces_and_still_dies_by_sigsegv(program, backend, no_leftovers):
     path = program("segv.py", SEGFAULT)
@@ -99,6 +92,7 @@ second()
 '''
 
 
+@pytest.mark.slow
 def test_a_crash_stays_where_its_faulthandler_dump_shows_it(program):
     """Both crash by SIGSEGV; only the original's place (ctypes' string_at) is the same crash."""
     path = program("two.py", TWO_CRASHES)
@@ -130,6 +124,7 @@ check(config["level"])
 '''
 
 
+@pytest.mark.slow
 def test_os_abort_reduces_and_still_dies_by_sigabrt(program, no_leftovers):
     path = program("abort.py", ABORT)
     summary, _ = reduce(path, FailureSpec.crash())
@@ -140,6 +135,7 @@ def test_os_abort_reduces_and_still_dies_by_sigabrt(program, no_leftovers):
     assert returncode == -signal.SIGABRT
 
 
+@pytest.mark.slow
 def test_the_original_must_die_by_the_signal_named(program, no_leftovers):
     with pytest.raises(NotReproducible, match=r"^the original was killed by SIGABRT, not by SIGSEGV$"):
         reduce(program("abort.py", ABORT), FailureSpec.crash("SIGSEGV"))
@@ -175,6 +171,7 @@ print("never")
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_exit_status_deep_in_a_call_chain_reduces(program, backend, no_leftovers):
     path = program("exits.py", EXIT_DEEP)
@@ -206,6 +203,7 @@ except ValueError:
 '''
 
 
+@pytest.mark.slow
 def test_an_exit_status_keeps_the_exception_line_the_original_printed(program):
     path = program("printed.py", EXIT_AFTER_TRACEBACK)
     summary, _ = reduce(path, FailureSpec.exit_code(4))
@@ -218,6 +216,7 @@ def test_an_exit_status_keeps_the_exception_line_the_original_printed(program):
     assert loose.verified and loose.final.nodes < summary.final.nodes  # the status alone keeps less
 
 
+@pytest.mark.slow
 def test_the_original_must_exit_with_the_status(program):
     with pytest.raises(NotReproducible, match=r"^the original exited with status 3, not with status 5$"):
         reduce(program("exits.py", EXIT_DEEP), FailureSpec.exit_code(5))
@@ -233,6 +232,7 @@ while True:
 '''
 
 
+@pytest.mark.slow
 def test_a_hang_reduces_and_still_hangs(program, no_leftovers):
     path = program("hangs.py", HANG)
     started = time.monotonic()
@@ -243,6 +243,7 @@ def test_a_hang_reduces_and_still_hangs(program, no_leftovers):
     assert run_alone(summary.text, path.parent, timeout=2) is None  # still running
 
 
+@pytest.mark.slow
 def test_a_program_that_ends_is_no_hang(program, no_leftovers):
     with pytest.raises(NotReproducible, match=r"^the original exited with status 0 instead of running past the 2 s"):
         reduce(program("fine.py", "print('all good')\n"), FailureSpec.hang(), timeout=2)
@@ -267,6 +268,7 @@ print("done", ok)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_regex_failure_reduces_and_keeps_the_matched_line(program, backend, no_leftovers):
     path = program("regex.py", REGEX)
@@ -279,6 +281,7 @@ def test_a_regex_failure_reduces_and_keeps_the_matched_line(program, backend, no
     assert re.search(r"ERROR E\d+42: \w+", output) and "ERROR E742: another check" in output
 
 
+@pytest.mark.slow
 def test_a_regex_searches_across_lines_as_re_search_does(program):
     path = program("lines.py", "print('shape check')\nprint('unrelated')\nprint('failed: K')\nprint('noise')\n")
     summary, _ = reduce(path, FailureSpec.regex(r"(?s)shape check.*failed: K"))
@@ -286,6 +289,7 @@ def test_a_regex_searches_across_lines_as_re_search_does(program):
     assert "shape check" in run_alone(summary.text, path.parent)[1]
 
 
+@pytest.mark.slow
 def test_the_emitted_test_fails_while_it_crashes_and_passes_once_fixed(program, tmp_path):
     from tests.support import autodd, run_pytest
 
@@ -382,8 +386,8 @@ Current thread 0x00007f5c4d077b80 (most recent call first):
   File "/usr/lib/python3.11/ctypes/__init__.py", line 519 in string_at
   File "/run/job0/prog.py", line 4 in f
   File "/run/job0/prog.py", line 5 in <module>
-  File "/site/autodd_lsp/execution/forkserver_main.py", line 533 in run_as_main
-  File "/site/autodd_lsp/execution/forkserver_main.py", line 689 in <module>
+  File "/site/autodd_lsp/execution/runner/server_main.py", line 533 in run_as_main
+  File "/site/autodd_lsp/execution/runner/server_main.py", line 689 in <module>
 
 Extension modules: numpy.core._multiarray_umath (total: 1)
 """

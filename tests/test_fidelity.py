@@ -5,7 +5,9 @@ import json
 import subprocess
 import sys
 
-from autodd_lsp.engine import Event, Notice, ReduceOptions, Reduction
+import pytest
+
+from autodd_lsp.engine import Notice
 from autodd_lsp.execution.record_main import __file__ as RECORDER
 from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
 from autodd_lsp.oracle.normalize import normalize_line
@@ -20,14 +22,7 @@ from autodd_lsp.syntax.origin import (
 )
 from autodd_lsp.syntax.patch import delete, render, replace_with_span
 from autodd_lsp.syntax.source import Source
-from tests.support import run_standalone
-
-
-def reduce(path, message, **options):
-    events: list[Event] = []
-    options.setdefault("cwd", str(path.parent))
-    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
-    return reduction.run(), events
+from tests.support import reduce, run_standalone
 
 
 def standalone(tmp_path, text, name="result.py"):
@@ -40,6 +35,7 @@ def standalone(tmp_path, text, name="result.py"):
 # -- the rule on whole programs ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_keyerror_stays_the_users_keyerror(program, tmp_path, no_leftovers):
     path = program("regions.py")
     summary, _ = reduce(path, "KeyError")
@@ -50,6 +46,7 @@ def test_a_keyerror_stays_the_users_keyerror(program, tmp_path, no_leftovers):
     assert "KeyError: 'west'" in standalone(tmp_path, summary.text)
 
 
+@pytest.mark.slow
 def test_the_substring_rule_lets_it_slip(program):
     """What the default rule prevents: with the loose rule any KeyError will do."""
     path = program("regions.py")
@@ -79,6 +76,7 @@ check_b([5, 6, 7])
 '''
 
 
+@pytest.mark.slow
 def test_the_failure_stays_where_it_was_raised(program, tmp_path):
     """`check_a` could raise the very same line with less code around it; the original raised in check_b."""
     path = program("places.py", PLACES)
@@ -114,6 +112,7 @@ main()
 '''
 
 
+@pytest.mark.slow
 def test_frozen_code_must_still_run(program, tmp_path, no_leftovers):
     path = program("frozen.py", FROZEN_DEAD)
     summary, _ = reduce(path, "KeyError")
@@ -129,6 +128,7 @@ raise RuntimeError("boom at step %d" % (os.getpid() % 1000))
 '''
 
 
+@pytest.mark.slow
 def test_an_unstable_failure_line_falls_back_to_the_message_rule_and_says_so(program):
     path = program("flaky.py", FLAKY_LINE)
     summary, events = reduce(path, "boom at step", backend="subproc")
@@ -163,6 +163,7 @@ make(Config())
 '''
 
 
+@pytest.mark.slow
 def test_values_are_the_ones_the_program_had(program, tmp_path, no_leftovers):
     path = program("values.py", VALUES)
     summary, _ = reduce(path, "KeyError")
@@ -187,6 +188,7 @@ if width != args.dim * 2:
 '''
 
 
+@pytest.mark.slow
 def test_a_failure_the_program_raises_keeps_the_computation_behind_it(program, tmp_path):
     """Values stand in for what feeds an operation's failure, not for the program's own check:
     `raise ValueError('width 64 does not match expected 128')` would be the message and nothing else."""
@@ -278,6 +280,7 @@ def test_code_length_does_not_count_string_contents():
     assert order_key("x = 1") < order_key("x = 10")
 
 
+@pytest.mark.slow
 def test_the_recorder_sees_values_kinds_and_parameters(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text(
@@ -300,6 +303,7 @@ def test_the_recorder_sees_values_kinds_and_parameters(tmp_path):
     assert rows[("e", 7, 17, 7, 43)][:2] == ["value", "'prog.py'"]
 
 
+@pytest.mark.slow
 def test_the_recorder_keeps_the_programs_traceback(tmp_path):
     program = tmp_path / "prog.py"
     program.write_text("def g(d):\n    return d['k']\n\ng({})\n")
@@ -310,6 +314,7 @@ def test_the_recorder_keeps_the_programs_traceback(tmp_path):
     assert "record_main" not in done.stderr
 
 
+@pytest.mark.slow
 def test_the_same_result_for_every_number_of_jobs(program):
     """Values arrive in the background; only the passes that wait for them see them."""
     path = program("values.py", VALUES)

@@ -18,12 +18,10 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.engine import (
-    Event,
     FailureRate,
     Notice,
     NotReproducible,
     ReduceOptions,
-    Reduction,
     UsageError,
 )
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
@@ -31,7 +29,7 @@ from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
-from tests.support import run_standalone
+from tests.support import reduce, run_standalone
 
 MESSAGE = "flaky failure"
 COUNTERS = "AUTODD_TEST_FLAKY_DIR"
@@ -123,13 +121,10 @@ def flaky(tmp_path, monkeypatch):
     return fresh_counters
 
 
-def reduce(path, message=MESSAGE, **options):
-    events: list[Event] = []
-    options.setdefault("cwd", str(path.parent))
+def reduce_flaky(path, message=MESSAGE, **options):
     # flakylib stands for an installed library with a race: inlined, its counting would be reduced too.
     options.setdefault("inline_modules", False)
-    reduction = Reduction(path.read_text(), str(path), ReduceOptions(err_msg=message, **options), events.append)
-    return reduction.run(), events
+    return reduce(path, message, **options)
 
 
 def notices(events):
@@ -199,6 +194,7 @@ def test_the_error_rate_at_half_the_original_rate_is_the_constant():
     assert not undecided and accepted <= ALPHA
 
 
+@pytest.mark.slow
 def test_the_cache_keeps_the_tests_decision_not_one_runs_verdict(tmp_path, flaky):
     (tmp_path / "flakylib.py").write_text(FLAKYLIB)
     backend = create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=1, extra_sys_path=[str(tmp_path)])
@@ -239,9 +235,10 @@ def test_repeat_is_checked_like_the_other_options():
 # -- the engine on intermittent programs ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_intermittent_program_reduces_and_keeps_its_rate(program, flaky, tmp_path, no_leftovers):
     path = program("intermittent.py", INTERMITTENT)
-    summary, events = reduce(path)
+    summary, events = reduce_flaky(path)
     said = notices(events)
     assert len(said) == 1 and "intermittent: the original fails 10 of 20 runs (50%)" in said[0], said
     assert summary.verified and not summary.cancelled
@@ -260,10 +257,11 @@ def test_an_intermittent_program_reduces_and_keeps_its_rate(program, flaky, tmp_
     assert [MESSAGE in output for output in outputs] == [True, False]  # its first run fails, the next does not
 
 
+@pytest.mark.slow
 def test_a_candidate_that_makes_the_failure_rarer_is_not_accepted(program, flaky):
     path = program("rarer.py", RARER)
     counters = flaky()
-    summary, _ = reduce(path)
+    summary, _ = reduce_flaky(path)
     assert summary.original_rate == FailureRate(10, 20)
     periods = (counters / "periods").read_text().split()
     assert "4" in periods  # candidates without `period = 2` ran: they fail 1 run in 4
@@ -272,46 +270,51 @@ def test_a_candidate_that_makes_the_failure_rarer_is_not_accepted(program, flaky
     assert "sizes" not in summary.text
 
 
+@pytest.mark.slow
 def test_the_same_result_at_any_number_of_jobs(program, flaky):
     path = program("intermittent.py", INTERMITTENT)
-    one, _ = reduce(path, jobs=1)
+    one, _ = reduce_flaky(path, jobs=1)
     flaky()
-    two, _ = reduce(path, jobs=2)
+    two, _ = reduce_flaky(path, jobs=2)
     assert one.text == two.text and one.verified and two.verified
     assert one.original_rate == two.original_rate == FailureRate(10, 20)
 
 
+@pytest.mark.slow
 def test_repeat_measures_the_rate_of_a_deterministic_failure_too(program):
     path = program("always.py", "def check(n):\n    raise ValueError('always fails', n)\n\npad = 1\ncheck(3)\n")
-    summary, events = reduce(path, "always fails", repeat=5)
+    summary, events = reduce_flaky(path, "always fails", repeat=5)
     assert not notices(events)  # not intermittent
     assert summary.original_rate == FailureRate(5, 5) and summary.final_rate == FailureRate(5, 5)
     assert summary.stats.runs == summary.stats.candidates_run  # one run each
     assert "re-run 5 times: still fails the same way, fails 5 of 5 runs (100%)" in summary.describe()
 
 
+@pytest.mark.slow
 def test_a_failure_that_shows_late_is_found_with_repeat(program, flaky):
     late = RARER.replace("period = 2  #", "period = 4  #")  # fails 1 run in 4
     path = program("late.py", late)
     counters = flaky()
     (counters / hashlib.sha1(late.encode()).hexdigest()).write_text("x")  # as if run once: the next 3 pass
-    summary, events = reduce(path, repeat=8)
+    summary, events = reduce_flaky(path, repeat=8)
     assert summary.original_rate == FailureRate(2, 8)
     assert any("fails 2 of 8 runs (25%)" in n for n in notices(events))
     assert summary.verified
 
 
+@pytest.mark.slow
 def test_an_original_that_never_fails_in_its_runs_is_not_reproducible(program, flaky, no_leftovers):
     path = program("never.py", "import flakylib\nflakylib.maybe_fail(3)\n")
     with pytest.raises(NotReproducible) as caught:
-        reduce(path, repeat=6)
+        reduce_flaky(path, repeat=6)
     assert str(caught.value) == (
         "the original program did not print 'flaky failure' in any of its 6 runs (the last: exit status 0)"
     )
     with pytest.raises(NotReproducible, match=r"does not print .*--repeat N runs it N times"):
-        reduce(path)
+        reduce_flaky(path)
 
 
+@pytest.mark.slow
 def test_a_deterministic_failure_runs_each_candidate_once(program, flaky):
     """Counted by the program itself: the original twice, each candidate once, the result once."""
     counters = flaky()
@@ -323,7 +326,7 @@ def test_a_deterministic_failure_runs_each_candidate_once(program, flaky):
         "        flakylib.always_fail(len(values))\n"
         "check(unused)\n"
     ))
-    summary, events = reduce(path, "deterministic failure")
+    summary, events = reduce_flaky(path, "deterministic failure")
     assert not notices(events) and summary.verified
     assert summary.original_rate is None and summary.final_rate is None
     assert summary.stats.runs == summary.stats.candidates_run
@@ -347,6 +350,7 @@ def autodd(*args, env=None):
     )
 
 
+@pytest.mark.slow
 def test_the_command_line_reports_both_rates(program, flaky, tmp_path):
     path = program("intermittent.py", INTERMITTENT)
     done = autodd(path, "--err-msg", MESSAGE, "-o", tmp_path / "min.py", "--repeat", "12")
@@ -357,6 +361,7 @@ def test_the_command_line_reports_both_rates(program, flaky, tmp_path):
     assert "the original fails 6 of 12 runs (50%)" in summary[0]
 
 
+@pytest.mark.slow
 def test_the_command_line_says_when_no_run_failed(program, flaky, tmp_path):
     path = program("never.py", "import flakylib\nflakylib.maybe_fail(3)\n")
     done = autodd(path, "--err-msg", MESSAGE, "-o", tmp_path / "min.py", "--repeat", "4")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.freeze.chunked_source import ChunkedSource, load_source, parse_python
 from autodd_lsp.freeze.incremental import ChunkParser
-from autodd_lsp.freeze.source import ChunkedSource, load_source, parse_python
 from autodd_lsp.syntax.chunks import split_chunks
 from autodd_lsp.syntax.lines import split_lines
 

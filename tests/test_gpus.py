@@ -14,8 +14,8 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction, UsageError
 from autodd_lsp.execution import create_backend
-from autodd_lsp.execution.forkserver import ForkServerBackend
 from autodd_lsp.execution.gpus import parse_gpus, visible_gpus
+from autodd_lsp.execution.runner.client import ForkServerBackend
 from tests.support import assert_one_line_error, autodd
 
 # The frozen part logs each run: the GPU it sees, and whether another running program held it.
@@ -59,6 +59,7 @@ def gpu_log(tmp_path, monkeypatch):
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["runner", "subproc"])
 def test_each_run_sees_one_gpu_never_shared(backend, gpu_log, tmp_path, no_leftovers):
     source = tmp_path / "src" / "pinned.py"
@@ -76,6 +77,7 @@ def test_each_run_sees_one_gpu_never_shared(backend, gpu_log, tmp_path, no_lefto
     assert sorted(os.listdir(source.parent)) == ["pinned.py"]
 
 
+@pytest.mark.slow
 def test_auto_takes_the_gpus_cuda_visible_devices_shows(gpu_log, tmp_path, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4,7")
     source = tmp_path / "pinned.py"
@@ -87,6 +89,7 @@ def test_auto_takes_the_gpus_cuda_visible_devices_shows(gpu_log, tmp_path, monke
     assert all(shared == "alone" for _, shared in runs_seen(gpu_log))
 
 
+@pytest.mark.slow
 def test_backend_pins_what_the_pool_gives(tmp_path):
     """The runner's child gets the GPU set before the program's first line, whatever the server had."""
     from autodd_lsp.execution.gpus import GpuPool
@@ -115,6 +118,7 @@ def test_gpu_ids_are_checked():
         parse_gpus("auto", {"CUDA_VISIBLE_DEVICES": ""})
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(bool(visible_gpus()), reason="this machine has GPUs")
 def test_cli_auto_without_a_gpu_is_a_one_line_error(tmp_path):
     source = tmp_path / "pinned.py"
@@ -125,6 +129,7 @@ def test_cli_auto_without_a_gpu_is_a_one_line_error(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["pinned.py"]
 
 
+@pytest.mark.slow
 def test_cli_pins_gpus(gpu_log, tmp_path):
     source = tmp_path / "pinned.py"
     source.write_text(PINNED)
@@ -136,6 +141,7 @@ def test_cli_pins_gpus(gpu_log, tmp_path):
     assert_one_line_error(done, 2, "-j 3 needs 3 GPUs")
 
 
+@pytest.mark.slow
 def test_a_preload_that_initializes_cuda_is_left_out(tmp_path):
     """A framework that says it initialized CUDA at import (here a stand-in `torch` whose
     torch.cuda.is_initialized() is true) must not be in a fork server's memory when it forks."""

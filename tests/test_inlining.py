@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from autodd_lsp.engine import Event, Notice, ReduceOptions, Reduction
 from autodd_lsp.inlining import inline_local_modules
 from tests.support import run_standalone
@@ -47,6 +49,7 @@ PACKAGE = {
 }
 
 
+@pytest.mark.slow
 def test_a_package_is_written_into_the_program(tmp_path):
     folder = write(tmp_path, PACKAGE)
     result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
@@ -78,6 +81,7 @@ def test_installed_packages_are_not_inlined(tmp_path):
     assert result.modules == () and result.kept == ()
 
 
+@pytest.mark.slow
 def test_global_state_and_shadowed_names_are_renamed_exactly(tmp_path):
     folder = write(tmp_path, {
         "counter.py": (
@@ -100,6 +104,7 @@ def test_global_state_and_shadowed_names_are_renamed_exactly(tmp_path):
     assert run_standalone(alone / "main.py").strip() == "2 mine [0, 1]"
 
 
+@pytest.mark.slow
 def test_the_reproducer_is_one_file_that_runs_anywhere(tmp_path, no_leftovers):
     folder = write(tmp_path / "project", PACKAGE)
     source = folder / "main.py"
@@ -116,6 +121,7 @@ def test_the_reproducer_is_one_file_that_runs_anywhere(tmp_path, no_leftovers):
     assert (folder / "kernels" / "shapes.py").read_text() == PACKAGE["kernels/shapes.py"]
 
 
+@pytest.mark.slow
 def test_keep_imports_confines_the_reduction_to_the_file(tmp_path):
     folder = write(tmp_path / "project", PACKAGE)
     source = folder / "main.py"
@@ -128,6 +134,7 @@ def test_keep_imports_confines_the_reduction_to_the_file(tmp_path):
     assert "kernels" in (tmp_path / "out.py").read_text()
 
 
+@pytest.mark.slow
 def test_a_failure_raised_by_the_modules_own_check_is_inlined_with_the_check_frozen(tmp_path, no_leftovers):
     """Inlined, `raise` in the module becomes the program's: its guard is frozen, so the reproducer
     cannot shrink to the bare raise; it must still make the module's check fire."""
@@ -175,6 +182,7 @@ STAR_AND_PACKAGES = {
 }
 
 
+@pytest.mark.slow
 def test_star_imports_dotted_imports_and_package_init_code_are_inlined(tmp_path):
     folder = write(tmp_path, STAR_AND_PACKAGES)
     result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))

@@ -26,6 +26,13 @@ def test_pass_groups_are_in_spec_order():
     assert [g for g, _ in names] == sorted(g for g, _ in names)
 
 
+def test_each_pass_has_its_own_module():
+    """notes/passes.md: each pass is a module of autodd_lsp/passes/ with one ReductionPass subclass."""
+    modules = [type(p).__module__ for p in registered_passes()]
+    assert len(modules) >= 12 and all(m.startswith("autodd_lsp.passes.") for m in modules)
+    assert sorted(modules) == sorted(set(modules))
+
+
 def test_remove_statements_outermost_level_first_and_keeps_comments_of_others():
     text = "import os  # needed\n\n# helper\ndef f():\n    x = 1\n    return x\n\nf()\n"
     level0 = single_edit_results("remove statements", text, 0)

@@ -15,6 +15,8 @@ import pytest
 
 from tests.support import assert_one_line_error, autodd
 
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
+
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" / "pytest_fixture"
 
 MESSAGE = "tile check failed"

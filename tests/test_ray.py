@@ -38,10 +38,10 @@ from autodd_lsp.engine import (  # noqa: E402
     Summary,
 )
 from autodd_lsp.execution import ray_backend  # noqa: E402
-from autodd_lsp.execution.fork_servers import SERVER_SCRIPT  # noqa: E402
-from tests.support import autodd, process_table  # noqa: E402
+from autodd_lsp.execution.runner.warm_servers import SERVER_SCRIPT  # noqa: E402
+from tests.support import autodd, process_table, start_reduction  # noqa: E402
 
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 HEAD: dict[str, Any] = {
     "num_cpus": 0, "node_ip_address": "127.0.0.1", "include_dashboard": False,
@@ -112,8 +112,7 @@ def make_program(folder: Path, marks: Path | None = None, slow_after: int = 10**
 
 
 def reduce(source: Path, listener=None, **options) -> tuple[Reduction, Summary]:
-    reduction = Reduction(source.read_text(), str(source),
-                          ReduceOptions(err_msg="total overflow", cwd=str(source.parent), **options), listener)
+    reduction = start_reduction(source, "total overflow", listener, **options)
     return reduction, reduction.run()
 
 

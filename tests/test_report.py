@@ -5,14 +5,21 @@ import platform
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Stats, Summary
 from autodd_lsp.report import bug_report, probe_environment, regression_test
 from autodd_lsp.syntax.metrics import size_of
-from tests.support import assert_one_line_error, autodd, leftover_processes, run_pytest
+from tests.support import (
+    SLOW_SENTINEL,
+    assert_one_line_error,
+    autodd,
+    leftover_processes,
+    read_until,
+    run_pytest,
+    slow_program,
+)
 
 MESSAGE = "autodd-sentinel: too many values"
 
@@ -40,6 +47,7 @@ def section(report: str, heading: str) -> str:
     return report.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
 
 
+@pytest.mark.slow
 def test_report_and_regression_test_of_a_finished_run(tmp_path, no_leftovers):
     source = tmp_path / "prog.py"
     source.write_text(PROGRAM)
@@ -82,6 +90,7 @@ def test_report_and_regression_test_of_a_finished_run(tmp_path, no_leftovers):
     assert sorted(p.name for p in fresh.iterdir()) == ["test_fixed.py", test.name]  # it wrote only in tmp_path
 
 
+@pytest.mark.slow
 def test_match_substring_is_accepted_and_reported(tmp_path):
     source = tmp_path / "prog.py"
     source.write_text(PROGRAM)
@@ -103,6 +112,7 @@ def test_match_substring_is_accepted_and_reported(tmp_path):
         (["--emit-test", "{dir}"], "is a directory"),
     ],
 )
+@pytest.mark.slow
 def test_bad_report_paths_stop_before_anything_runs(tmp_path, args, fragment):
     source = tmp_path / "prog.py"
     source.write_text(PROGRAM)
@@ -113,9 +123,10 @@ def test_bad_report_paths_stop_before_anything_runs(tmp_path, args, fragment):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.py"]
 
 
-SLOW = "import time\n" + "".join(f"time.sleep(0.05); v{i} = {i}\n" for i in range(10)) + "raise ValueError('slow failure')\n"
+SLOW = slow_program(4, 0.05, junk=10)
 
 
+@pytest.mark.slow
 def test_a_stopped_run_writes_neither(tmp_path):
     source = tmp_path / "slow.py"
     source.write_text(SLOW)
@@ -123,16 +134,14 @@ def test_a_stopped_run_writes_neither(tmp_path):
     private = tmp_path / "private-tmp"
     private.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", "slow failure", "-o", str(out),
+        [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", SLOW_SENTINEL, "-o", str(out),
          "--report", str(report), "--emit-test", str(test)],
         stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=str(private)),
     )
-    deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert out.exists(), "no improvement was written in time"
+    before = read_until(proc.stderr, "autodd: smaller:")  # an improvement was accepted (and OUTPUT written)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
+    err = before + err
     assert proc.returncode == 130, err
     assert f"autodd: note: stopped early: {report} and {test} not written" in err
     assert not report.exists() and not test.exists()
@@ -145,6 +154,7 @@ def summary_of(text: str, **fields) -> Summary:
                    **fields)
 
 
+@pytest.mark.slow
 def test_the_environment_comes_from_the_candidate_interpreter(tmp_path):
     torch = pytest.importorskip("torch")
     (tmp_path / "helper.py").write_text("VALUE = 1\n")
@@ -187,6 +197,7 @@ def test_the_report_shows_both_failure_rates_when_measured(tmp_path):
     assert "failure rate" not in bug_report(summary_of("x = 1\n"), *args)
 
 
+@pytest.mark.slow
 def test_the_emitted_test_runs_the_reproducer_byte_for_byte(tmp_path):
     """Quotes, backslashes, a CRLF line, no final newline and a latin-1 coding cookie survive the embedding."""
     lines = [

@@ -107,6 +107,7 @@ def test_output_tail_keeps_the_end():
     assert output_tail(text, max_lines=2) == "line 98\nline 99"
 
 
+@pytest.mark.slow
 def test_probe_runs_the_file_once(tmp_path):
     path = tmp_path / "p.py"
     path.write_text("import sys\nprint('hello from', __name__)\nraise SystemExit(3)\n")
@@ -114,6 +115,7 @@ def test_probe_runs_the_file_once(tmp_path):
     assert "hello from __main__" in result.output and result.returncode == 3
 
 
+@pytest.mark.slow
 def test_probe_runs_unsaved_text_beside_the_files_folder(tmp_path):
     (tmp_path / "helper.py").write_text("VALUE = 42\n")
     path = tmp_path / "p.py"

@@ -404,6 +404,7 @@ def test_a_trailing_block_whose_statement_is_gone_goes():
 # -- the whole engine -----------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_ruff
 def test_engine_output_has_no_empty_class_parentheses_nor_split_empty_def(tmp_path):
     path = tmp_path / "shape.py"

@@ -12,7 +12,7 @@ from autodd_lsp.oracle.degenerate import degenerate_values, more_degenerate
 from tests.support import run_standalone
 
 pytest.importorskip("tilelang", reason="needs the tilelang extra (pip install torch==2.13.0 -e '.[tilelang]')")
-pytestmark = pytest.mark.tilelang
+pytestmark = [pytest.mark.tilelang, pytest.mark.slow]
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "autodd" / "gemm_bug.py"
 MESSAGE = "T.gemm K shape check failed"

@@ -16,7 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import autodd_lsp
+
+pytestmark = pytest.mark.slow  # every test here starts an interpreter
 
 ENTRY = Path(__file__).resolve().parents[1] / "vscode-extension" / "bundled" / "tool" / "autodd_server.py"
 

@@ -24,26 +24,29 @@ import threading
 import time
 
 from autodd_lsp import __version__
-from autodd_lsp.cli.progress import TerminalReporter
+from autodd_lsp.cli.terminal import TerminalReporter
 from autodd_lsp.engine import (
     BACKENDS,
     MATCH_RULES,
     Accepted,
     Event,
+    FailureSpec,
     NotReproducible,
     Progress,
+    PytestTest,
     ReduceOptions,
     Reduction,
     RunOptions,
     Summary,
     UsageError,
+    option_default,
+    option_help,
+    output_tail,
+    probe,
     split_source,
+    suggest_err_msgs,
+    suggest_kinds,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.options import option_default, option_help
-from autodd_lsp.engine.probe import probe
-from autodd_lsp.engine.pytest_target import PytestTest
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,

@@ -19,6 +19,13 @@ the tail of its output otherwise), then shrinks, emitting events (see
 `autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
 cancel: `summary.cancelled`, with the best text so far). Bad input raises
 UsageError from the constructor. The engine knows nothing about its front ends.
+
+This module is the whole API the front ends use (tests/test_layout.py checks that
+they import nothing else of the engine, nor the execution layer): besides the
+above, `probe` (one run of a program, for the failure question), the suggestions
+made from its output (`signature`), the option metadata the CLI's flags are built
+from, the person in the loop's answers (`person`: `Kept`, `without_line`) and
+`CancelEvent`, the cancel flag a front end hands to `probe` and `try_text`.
 """
 
 from autodd_lsp.engine.errors import NotReproducible, UsageError
@@ -43,24 +50,34 @@ from autodd_lsp.engine.options import (
     OptionError,
     ReduceOptions,
     RunOptions,
+    option_default,
+    option_help,
 )
-from autodd_lsp.engine.pytest_target import split_source
+from autodd_lsp.engine.person import FAILURE_GONE, Kept, without_line
+from autodd_lsp.engine.probe import probe
+from autodd_lsp.engine.pytest_target import PytestTest, split_source
 from autodd_lsp.engine.reduction import Reduction
+from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
+from autodd_lsp.execution import CancelEvent
 
 __all__ = [
     "BACKENDS",
+    "FAILURE_GONE",
     "MATCH_RULES",
     "Accepted",
+    "CancelEvent",
     "Event",
     "Failed",
     "FailureRate",
     "FailureSpec",
     "Finished",
+    "Kept",
     "NotReproducible",
     "Notice",
     "OptionError",
     "PassStarted",
     "Progress",
+    "PytestTest",
     "ReduceOptions",
     "Reduction",
     "RunOptions",
@@ -69,5 +86,12 @@ __all__ = [
     "Stats",
     "Summary",
     "UsageError",
+    "option_default",
+    "option_help",
+    "output_tail",
+    "probe",
     "split_source",
+    "suggest_err_msgs",
+    "suggest_kinds",
+    "without_line",
 ]

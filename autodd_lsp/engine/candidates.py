@@ -123,7 +123,7 @@ class CandidateTester:
 
     def judge_by(self, rules: Rules) -> None:
         """From now on, judge candidates by `rules` (once the original's checks are done, and again
-        when a person's text is adopted: engine/loop.py); verdicts cached under other rules go."""
+        when a person's text is adopted: engine/person.py); verdicts cached under other rules go."""
         with self._lock:
             self._rules = rules
             self._verdicts.clear()
@@ -274,7 +274,7 @@ class CandidateTester:
         `statements_of` maps a line of `text` to the original statements it came from
         (for the same-place rule); worked out only for a run that needs it.
         `on_rejected`, if given, sees the run of a candidate that ran and was rejected
-        (what the reduction learns: engine/loop.py).
+        (what the reduction learns: engine/person.py).
         """
         if self._best_text is not None and not self._smaller_than_best(text):
             return False  # no progress (often: the edits were moot)

@@ -47,7 +47,8 @@ from autodd_lsp.engine.flaky import (
 )
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
-from autodd_lsp.engine.loop import (
+from autodd_lsp.engine.options import ReduceOptions
+from autodd_lsp.engine.person import (
     Kept,
     Learned,
     Offers,
@@ -56,7 +57,6 @@ from autodd_lsp.engine.loop import (
     offered_shadow,
     syntax_problem,
 )
-from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.protection import (
     frozen_fingerprint,
     frozen_spans,
@@ -164,7 +164,7 @@ class Reduction:
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._verify_slots: JobSlots | None = None  # where the final check runs, if not in the job slots
-        # The user in the loop (engine/loop.py): offered texts, and what rejected removals did.
+        # The user in the loop (engine/person.py): offered texts, and what rejected removals did.
         self._learned = Learned(self._original_statements)
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
@@ -274,7 +274,7 @@ class Reduction:
         return self._stopped.is_set()
 
     def offer(self, text: str) -> Future:
-        """A person's text, judged at once and adopted if it fails the same way (engine/loop.py)."""
+        """A person's text, judged at once and adopted if it fails the same way (engine/person.py)."""
         return self._offers.submit(text)
 
     def why_kept(self, line: int) -> Kept | None:
@@ -282,7 +282,7 @@ class Reduction:
         return self._learned.why_kept(self._shadow, line)
 
     def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
-        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/loop.py)."""
+        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/person.py)."""
         if self._tester is None or not self._tester.has_rules:
             raise UsageError("the run did not get as far as judging candidates")
         problem = syntax_problem(text)
@@ -641,7 +641,7 @@ class Reduction:
     def _judged(self, tester: CandidateTester, text: str, shadow: str | None,
                 cancel: CancelEvent | None = None) -> OfferVerdict:
         """Run `text` (until the rate test decides, for an intermittent failure) and judge it by
-        the run's rules; frozen code aside (a person's text sets its own, see engine/loop.py)."""
+        the run's rules; frozen code aside (a person's text sets its own, see engine/person.py)."""
         rules = tester.rules
         statements_of = self._statements_of(lambda: shadow)
         failure_line = self._original_observation.line.strip() if self._original_observation else ""
@@ -742,7 +742,7 @@ class Reduction:
 
         interesting: dict[tuple[int, ...], str] = {}  # texts judged interesting, until accepted
         shadow_base = self._shadow
-        # What rejected removals of statements did (engine/loop.py); their shadows are made for that, not kept.
+        # What rejected removals of statements did (engine/person.py); their shadows are made for that, not kept.
         failure_line = self._original_observation.line.strip() if self._original_observation else ""
         record = self._learned.recorder(shadow_base, failure_line) if reduction_pass.group == Group.STATEMENTS else None
 

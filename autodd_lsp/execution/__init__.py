@@ -6,7 +6,7 @@ and forks a fresh child per candidate; `ray` runs candidates on a Ray cluster's
 workers, each keeping a warm runner.
 """
 
-from autodd_lsp.execution.base import (
+from autodd_lsp.execution.backend import (
     FILE,
     SCRIPT,
     Backend,
@@ -24,7 +24,7 @@ def create_backend(name: str, **kwargs) -> Backend:
 
         return SubprocessBackend(**kwargs)
     if name == "runner":
-        from autodd_lsp.execution.forkserver import ForkServerBackend
+        from autodd_lsp.execution.runner.client import ForkServerBackend
 
         return ForkServerBackend(**kwargs)
     if name == "ray":

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution.base import RunResult
-from autodd_lsp.execution.wire import KILL_SIGNAL, kill_group
+from autodd_lsp.execution.backend import RunResult
+from autodd_lsp.execution.runner.wire import KILL_SIGNAL, kill_group
 
 try:
     import fcntl

@@ -4,13 +4,13 @@
 driver, shows) gives the ids; `GpuPool` hands them out, one per running
 program, and a backend puts the id in that run's `CUDA_VISIBLE_DEVICES` before
 any of the program's code runs (subproc: the child's environment; runner: the
-forked child's set-up, see fork_child.py). The pool is shared by every
+forked child's set-up, see runner/child.py). The pool is shared by every
 backend of one reduction (candidates, the recording run, the final re-run), so
 two programs running at once never share a GPU; a run waits for a free one.
 
 Why set the variable and not trust the program: CUDA reads it once, at its
 initialisation in the child; the fork server never initialises CUDA (it
-checks, see forkserver_main.py), so the child's value is the one that counts.
+checks, see runner/server_main.py), so the child's value is the one that counts.
 """
 
 from __future__ import annotations

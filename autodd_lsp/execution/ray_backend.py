@@ -4,7 +4,7 @@ Why Ray: it places work on many machines, restarts nothing by itself that we do
 not ask for, and reports a dead worker or node as an error on the result we
 wait for, which is all a reducer needs; we write no scheduler of our own.
 
-Contract (base.py's, plus):
+Contract (backend.py's, plus):
   * one worker per slot, a Ray actor asking for `num_gpus=1` where the cluster has
     GPUs (Ray then sets its CUDA_VISIBLE_DEVICES to that one GPU), else `num_cpus=1`;
     it keeps a warm runner (ForkServerBackend, jobs=1: the program's imports
@@ -43,7 +43,7 @@ from types import CodeType
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
-from autodd_lsp.execution.base import Backend, CancelEvent, RunResult
+from autodd_lsp.execution.backend import Backend, CancelEvent, RunResult
 from autodd_lsp.execution.capture import cancelled_result
 from autodd_lsp.files import sweep_stale_tempdirs
 
@@ -131,7 +131,7 @@ class _Worker:
     """
 
     def __init__(self, python, cwd, folder, preload, output_limit, extra_env, shipped):
-        from autodd_lsp.execution.forkserver import ForkServerBackend
+        from autodd_lsp.execution.runner.client import ForkServerBackend
 
         self.folder = folder
         self.root = os.getcwd() if shipped else None  # the folder's copy (runtime_env working_dir)

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution.base import RunResult
+from autodd_lsp.execution.backend import RunResult
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.subproc import SubprocessBackend
 from autodd_lsp.files import overwrite, source_bytes

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from types import CodeType
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution.base import Backend, RunResult
+from autodd_lsp.execution.backend import Backend, RunResult
 from autodd_lsp.execution.capture import (
     REAP_TIMEOUT,
     Exit,
@@ -25,7 +25,7 @@ from autodd_lsp.execution.capture import (
     make_pipe,
 )
 from autodd_lsp.execution.gpus import gpu_for_run, pinned_env
-from autodd_lsp.execution.wire import open_pidfd
+from autodd_lsp.execution.runner.wire import open_pidfd
 
 
 class SubprocessBackend(Backend):

@@ -16,8 +16,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from autodd_lsp.freeze.chunked_source import BOM, ChunkedSource
 from autodd_lsp.freeze.model import TextRange
-from autodd_lsp.freeze.source import BOM, ChunkedSource
 from autodd_lsp.syntax.source import last_line
 
 FREEZE = "freeze"

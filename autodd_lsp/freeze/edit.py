@@ -17,6 +17,13 @@ from __future__ import annotations
 import ast
 import re
 
+from autodd_lsp.freeze.chunked_source import (
+    BOM,
+    ChunkedSource,
+    first_line,
+    is_compound,
+    load_source,
+)
 from autodd_lsp.freeze.comments import (
     END_FREEZE,
     FREEZE,
@@ -26,13 +33,6 @@ from autodd_lsp.freeze.comments import (
 )
 from autodd_lsp.freeze.model import FrozenRegion, TextEdit
 from autodd_lsp.freeze.parse import Analysis, analyse
-from autodd_lsp.freeze.source import (
-    BOM,
-    ChunkedSource,
-    first_line,
-    is_compound,
-    load_source,
-)
 from autodd_lsp.freeze.structure import line_target, marker_gap, selection_target
 
 LINE_COMMENT = "  # autodd: freeze"

@@ -15,8 +15,8 @@ import ast
 import re
 from typing import TypeGuard
 
+from autodd_lsp.freeze.chunked_source import ChunkedSource
 from autodd_lsp.freeze.model import FrozenRegion, Problem
-from autodd_lsp.freeze.source import ChunkedSource
 
 FREEZE_NAME = "__freeze__"
 FREEZE_MODULES = ("autodd_lsp", "tilelang.autodd")

@@ -12,6 +12,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from autodd_lsp.freeze.chunked_source import ChunkedSource, load_source
 from autodd_lsp.freeze.comments import (
     DIRECTIVES,
     END_FREEZE,
@@ -22,7 +23,6 @@ from autodd_lsp.freeze.comments import (
 )
 from autodd_lsp.freeze.explicit import FREEZE_NAME, explicit_freezes
 from autodd_lsp.freeze.model import FreezeInfo, FrozenRegion, Problem
-from autodd_lsp.freeze.source import ChunkedSource, load_source
 from autodd_lsp.freeze.structure import line_target, marker_gap
 
 START, END = "`# autodd: freeze-start`", "`# autodd: end-freeze`"

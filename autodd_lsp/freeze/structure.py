@@ -11,7 +11,7 @@ import ast
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from autodd_lsp.freeze.source import (
+from autodd_lsp.freeze.chunked_source import (
     ChunkedSource,
     clause_bodies,
     first_line,

@@ -11,13 +11,14 @@
 
 from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     calls,
-    comments,
     compound,
+    constants,
     elements,
     expressions,
     format,
     literals,
     parameters,
+    stale_comments,
     statements,
     tidy,
     variables,

@@ -24,6 +24,7 @@ from autodd_lsp.syntax.source import (
     last_line,
     statement_bodies,
 )
+from autodd_lsp.syntax.style import quote_style_of
 from autodd_lsp.values.recorded import Recorded, ValueLookup
 
 
@@ -50,8 +51,6 @@ class PassContext:
     @cached_property
     def quote(self) -> str:
         """The quotes the user's strings mostly use ('double', 'single' or 'preserve'): for values written in."""
-        from autodd_lsp.passes.format import quote_style_of
-
         return quote_style_of(self.original) if self.original else "preserve"
 
     @cached_property

@@ -19,7 +19,7 @@ from autodd_lsp.passes.base import (
     register,
     walk_statements,
 )
-from autodd_lsp.passes.expressions import usable_here
+from autodd_lsp.passes.constants import usable_here
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
 from autodd_lsp.syntax.source import Source, Span, last_line

@@ -1,19 +1,17 @@
-"""Replace an expression by one of its parts, or by a plain constant.
+"""Replace an expression by one of its parts.
 
 `f(a, b)` becomes `a` or `b` (a call by an argument), `x.m()` becomes `x`, `x.y` becomes `x`,
-`a + b` becomes `a` or `b`, `c if t else d` becomes `c` or `d`, and so on;
-a large expression can also become `0`. Parts get parentheses where their new
-place needs them.
+`a + b` becomes `a` or `b`, `c if t else d` becomes `c` or `d`, and so on. Parts get
+parentheses where their new place needs them. Which expressions are worth replacing
+(`replaceable_expressions`) is shared with the constant and literal passes
+(constants.py, literals.py).
 """
 
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from collections.abc import Iterator
 
-from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
 from autodd_lsp.passes.base import (
     Group,
     PassContext,
@@ -22,10 +20,10 @@ from autodd_lsp.passes.base import (
     register,
 )
 from autodd_lsp.syntax.parsing import parse
-from autodd_lsp.syntax.patch import Edit, replace, replace_with_span
+from autodd_lsp.syntax.patch import Edit, replace_with_span
 from autodd_lsp.syntax.precedence import fits
 from autodd_lsp.syntax.source import Source
-from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
+from autodd_lsp.values.recorded import is_tensor_value
 
 
 def replaceable_expressions(tree: ast.AST, *, worth_replacing: bool = False, source: Source | None = None) -> Iterator[ast.expr]:
@@ -154,94 +152,4 @@ class ReplaceWithPart(ReductionPass):
         for node in replaceable_expressions(ctx.source.tree, worth_replacing=True, source=ctx.source):
             if not ctx.is_frozen(node) and not is_tensor_value(ctx.source.segment(node)):
                 edits.extend(child_edits(ctx.source, node, self.name, ctx))
-        return edits
-
-
-_SIMPLE = (ast.Constant, ast.Name)
-
-
-def in_shape_position(source: Source, node: ast.expr) -> bool:
-    """An element of a tuple or list display, or an argument of a shape taker: 0 there is a zero-sized shape."""
-    parent = source.parents.get(node)
-    if isinstance(parent, (ast.Tuple, ast.List)):
-        return True
-    if isinstance(parent, ast.Call) and node in parent.args:
-        func = parent.func
-        callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return callee in SHAPE_TAKERS
-    return False
-
-
-def usable_here(ctx: PassContext, recorded) -> bool:
-    """A tensor's `torch.zeros(...)` needs the name `torch` bound to the module."""
-    return not recorded.literal.startswith(TENSOR_PREFIX) or ctx.static_kinds.get("torch") == "module"
-
-
-def in_quotes(literal: str, quote: str) -> str:
-    """`literal` (a `repr`) with its plain strings in the user's quotes, where that changes nothing else."""
-    want, other = ('"', "'") if quote == "double" else ("'", '"') if quote == "single" else (None, None)
-    if want is None or other is None or other not in literal:
-        return literal
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return literal
-    out, last = [], 0
-    for token in tokens:
-        if token.type != tokenize.STRING:
-            continue
-        body = token.string
-        start = token.start[1]
-        if body[:1] == other and body[:3] != other * 3 and want not in body and "\\" not in body:
-            out.append(literal[last:start] + want + body[1:-1] + want)
-            last = start + len(body)
-    return "".join(out) + literal[last:]
-
-
-def literal_patch(source: Source, node: ast.expr, literal: str, quote: str = "preserve"):
-    """Replace `node` by the Python text `literal` (strings in `quote`s), parenthesized where its place needs it."""
-    literal = in_quotes(literal, quote)
-    start, end = source.span(node)
-    try:
-        value = parse(literal, mode="eval").body
-    except SyntaxError:
-        return None
-    text = literal if fits(value, literal, node) else f"({literal})"
-    return replace(start, end, text), (end - start) - len(text)
-
-
-@register
-class ReplaceWithConstant(ReductionPass):
-    """An expression becomes the value it had when the original ran (`cfg.block_K` -> `32`,
-    `HIDDEN * 2` -> `128`, `args.dim` -> `64`); an expression the run never evaluated
-    becomes `0`, except where 0 would be a zero-sized shape. One that held a module,
-    class, function or instance is never replaced by a constant."""
-
-    name = "replace expressions by a constant"
-    group = Group.SIMPLIFY
-    order = 1
-
-    remembers_needed = True
-    prior = 0.4
-    uses_values = True
-
-    def propose(self, ctx: PassContext) -> list[Edit]:
-        edits: list[Edit] = []
-        source = ctx.source
-        for node in replaceable_expressions(source.tree, worth_replacing=True, source=source):
-            if isinstance(node, ast.Starred) or ctx.is_frozen(node) or is_statement_value(source, node):
-                continue
-            start, end = source.span(node)
-            recorded = ctx.recorded(node)
-            if recorded is not None:
-                if recorded.literal is not None and recorded.literal != source.text[start:end] and usable_here(ctx, recorded):
-                    made = literal_patch(source, node, recorded.literal, ctx.quote)
-                    if made is not None:
-                        edits.append(Edit((made[0],), self.name, weight=made[1]))
-                continue
-            if isinstance(node, _SIMPLE) or in_shape_position(source, node) or end - start <= 1:
-                continue
-            if is_tensor_value(source.text[start:end]):
-                continue  # a value already
-            edits.append(Edit((replace(start, end, "0"),), self.name, weight=end - start - 1))
         return edits

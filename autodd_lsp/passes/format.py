@@ -36,12 +36,10 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
 import os
 import subprocess
 import sys
 import threading
-import tokenize
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -54,15 +52,13 @@ from autodd_lsp.syntax.source import (
     last_line,
     statement_bodies,
 )
+from autodd_lsp.syntax.style import indentation_of, quote_style_of
 
 FORMAT_TIMEOUT = 5.0  # seconds a single formatter call may take; one timeout stops the pass
 MAX_CALLS_IN_PARALLEL = 4
 MIN_LINE_LENGTH, MAX_LINE_LENGTH = 88, 120
 
 LineRange = tuple[int, int]  # 1-based, inclusive
-_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
-
-
 def find_ruff() -> str | None:
     """The ruff executable of this installation, or None (never one found on PATH)."""
     candidates = []
@@ -183,36 +179,6 @@ def line_length_of(original: str) -> int:
 
 
 # -- running the formatter ---------------------------------------------------------
-
-
-def quote_style_of(original: str) -> str:
-    """The quotes the original's plain strings mostly use: 'double', 'single', or 'preserve' on a tie."""
-    counts = {'"': 0, "'": 0}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(original).readline):
-            if token.type in (tokenize.STRING, _FSTRING_START):
-                body = token.string.lstrip("rRbBuUfFtT")
-                if body[:3] not in ('"""', "'''") and body[:1] in counts:
-                    counts[body[0]] += 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    if counts['"'] == counts["'"]:
-        return "preserve"
-    return "double" if counts['"'] > counts["'"] else "single"
-
-
-def indentation_of(original: str) -> str:
-    """The original's first indentation: 'tab', or its width in spaces (ruff re-indents the
-    whole file, outside the range too, when its setting differs from the file's)."""
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(original).readline):
-            if token.type == tokenize.INDENT:
-                if "\t" in token.string:
-                    return "tab"
-                return str(min(16, len(token.string))) if token.string else "4"
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return "4"
 
 
 def ruff_command(

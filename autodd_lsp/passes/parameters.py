@@ -18,8 +18,8 @@ from collections import defaultdict
 from typing import Literal
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.constants import literal_patch, usable_here
 from autodd_lsp.passes.elements import parameter_spans, removal_span
-from autodd_lsp.passes.expressions import literal_patch, usable_here
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
 

@@ -1,6 +1,6 @@
 """`python -m autodd_lsp.server` starts the language server."""
 
-from autodd_lsp.server.main import main
+from autodd_lsp.server.command import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

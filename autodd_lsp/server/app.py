@@ -8,7 +8,7 @@ from lsprotocol import converters, types
 from pygls.lsp.server import LanguageServer
 
 from autodd_lsp import __version__
-from autodd_lsp.server import code_actions, loop
+from autodd_lsp.server import code_actions, person_lsp
 from autodd_lsp.server.diagnostics import DiagnosticsPublisher, is_python_document
 from autodd_lsp.server.positions import UTF16
 from autodd_lsp.server.request import RunError, as_argument
@@ -64,7 +64,7 @@ def register_documents(server: AutoddServer) -> None:
 
 
 def register_code_actions(server: AutoddServer) -> None:
-    options = types.CodeActionOptions(code_action_kinds=[*code_actions.PROVIDED_KINDS, loop.TRY_KIND])
+    options = types.CodeActionOptions(code_action_kinds=[*code_actions.PROVIDED_KINDS, person_lsp.TRY_KIND])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
     def code_action(ls: AutoddServer, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -74,8 +74,8 @@ def register_code_actions(server: AutoddServer) -> None:
         running = document.uri in ls.minimizer.runs
         actions = code_actions.code_actions(document.uri, document.source, params, ls.position_encoding, running)
         only = [str(getattr(kind, "value", kind)) for kind in (params.context.only or [])]
-        if code_actions.wanted(loop.TRY_KIND, only) and ls.minimizer.result_shown(document.uri) is not None:
-            tried = loop.try_action(document.uri, document.source, params.range.start.line)
+        if code_actions.wanted(person_lsp.TRY_KIND, only) and ls.minimizer.result_shown(document.uri) is not None:
+            tried = person_lsp.try_action(document.uri, document.source, params.range.start.line)
             actions += [tried] if tried is not None else []
         return actions
 
@@ -87,7 +87,7 @@ def register_hover(server: AutoddServer) -> None:
         kept = run.reduction.why_kept(params.position.line + 1) if run is not None and run.reduction is not None else None
         if kept is None:
             return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=loop.hover_text(kept)))
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=person_lsp.hover_text(kept)))
 
 
 def register_commands(server: AutoddServer) -> None:
@@ -111,7 +111,7 @@ def register_commands(server: AutoddServer) -> None:
     async def write_test(ls: AutoddServer, *args):
         return await ls.minimizer.write_artifact("autodd.writeTest", args)
 
-    @server.command(loop.TRY_COMMAND)
+    @server.command(person_lsp.TRY_COMMAND)
     async def try_without(ls: AutoddServer, *args):
         return await ls.minimizer.try_without(args)
 

@@ -1,7 +1,7 @@
 """Freeze diagnostics and the `autodd/frozenRegions` notification.
 
 Both come from `parse_freeze`, which only reads the text: no user code runs.
-A run's own notes on a document (server/loop.py: an edit that lost the failure,
+A run's own notes on a document (server/person_lsp.py: an edit that lost the failure,
 a tried line) are published with them, so neither wipes the other.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from autodd_lsp.freeze import FreezeInfo, parse_freeze
-from autodd_lsp.server.loop import RunNotes
+from autodd_lsp.server.person_lsp import RunNotes
 from autodd_lsp.server.positions import to_range
 from autodd_lsp.syntax.lines import split_lines
 

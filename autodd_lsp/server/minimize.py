@@ -9,7 +9,7 @@ run speaks only through notifications: work-done progress and `autodd/progress`,
 (`window/showMessageRequest`, when no failure was given), streamed edits of the
 output document, and at the end `autodd/finished` (plus a `window/showMessage`
 for clients that did not bring their own progress token). A person's edit of
-the reproducer beside the source is offered to the engine (server/loop.py). All the reduction
+the reproducer beside the source is offered to the engine (server/person_lsp.py). All the reduction
 logic lives in `autodd_lsp.engine`; `sessions.Minimizer` keeps the runs.
 """
 
@@ -30,6 +30,7 @@ from pygls.uris import from_fs_path
 from autodd_lsp.engine import (
     Accepted,
     Event,
+    FailureSpec,
     Notice,
     NotReproducible,
     PassStarted,
@@ -41,16 +42,13 @@ from autodd_lsp.engine import (
     Stats,
     Summary,
     UsageError,
-)
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.probe import probe
-from autodd_lsp.engine.signature import (
     output_tail,
+    probe,
     suggest_err_msgs,
     suggest_kinds,
 )
 from autodd_lsp.files import atomic_write, beside_output_path
-from autodd_lsp.server.loop import edited_line, line_diagnostic, lost_message
+from autodd_lsp.server.person_lsp import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
     describe_progress,
@@ -339,7 +337,7 @@ class MinimizeRun:
         )
         self.stream.push(self._newest_text or self.source.text)
 
-    # -- the person's edits of the reproducer (server/loop.py) --------------------------
+    # -- the person's edits of the reproducer (server/person_lsp.py) --------------------------
 
     def _person_edited(self, text: str) -> None:
         """Offer the person's text to the engine; stream nothing until it is judged."""

@@ -16,8 +16,13 @@ import types as pytypes
 import typing
 from dataclasses import dataclass, field, replace
 
-from autodd_lsp.engine import OptionError, ReduceOptions, RunOptions, UsageError
-from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine import (
+    FailureSpec,
+    OptionError,
+    ReduceOptions,
+    RunOptions,
+    UsageError,
+)
 from autodd_lsp.freeze import parse_freeze
 
 SECTION = "autodd"  # the workspace/configuration section

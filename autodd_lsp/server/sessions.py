@@ -8,7 +8,7 @@ errors) and otherwise starts a `MinimizeRun` and answers at once with its
 It also keeps the last finished run of each document, for `autodd.writeReport`
 and `autodd.writeTest` (the text comes from `autodd_lsp.report`; only the path
 and the writing are the server's), and for the reproducer's hover and
-"Try without this line" (server/loop.py).
+"Try without this line" (server/person_lsp.py).
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from typing import TypeVar
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from autodd_lsp.engine import UsageError
-from autodd_lsp.engine.loop import without_line
-from autodd_lsp.engine.probe import probe
-from autodd_lsp.engine.signature import (
+from autodd_lsp.engine import (
+    CancelEvent,
+    UsageError,
     output_tail,
+    probe,
     suggest_err_msgs,
     suggest_kinds,
+    without_line,
 )
-from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
 from autodd_lsp.report import (
     bug_report,
@@ -41,8 +41,8 @@ from autodd_lsp.report import (
     default_test_path,
     regression_test,
 )
-from autodd_lsp.server.loop import line_diagnostic, without_message
 from autodd_lsp.server.minimize import FinishedRun, MinimizeRun, SourceFile
+from autodd_lsp.server.person_lsp import line_diagnostic, without_message
 from autodd_lsp.server.request import (
     SECTION,
     MinimizeRequest,

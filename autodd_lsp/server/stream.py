@@ -14,7 +14,7 @@ the person's edit; if it stands for EDIT_GRACE_S, `on_diverged` decides: give
 up (in-place runs) or start again from the client's text. With `on_person_edit`
 (a run's reproducer beside the source), the person's text is handed to it and
 becomes the target: nothing is sent over it until the run pushes a text again
-(server/loop.py: the edit is offered to the engine first).
+(server/person_lsp.py: the edit is offered to the engine first).
 """
 
 from __future__ import annotations

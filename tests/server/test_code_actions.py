@@ -7,7 +7,7 @@ from lsprotocol import types
 from tests.support import server_harness as h
 from tests.support.server_harness import EditorClient
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
 PROGRAM = "import os\n\nx = 1\ny = 2\nprint(x + y)\n"
 FROZEN = "import os\n\nx = 1  # autodd: freeze\ny = 2\nprint(x + y)\n"

@@ -11,7 +11,7 @@ GOOD = "import os\n# autodd: freeze-start\nx = 1\ny = 2\n# autodd: end-freeze\np
 BAD = "import os\nx = 1\n# autodd: end-freeze\nprint(x)\n"
 
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
 
 

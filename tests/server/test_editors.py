@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.editor
+from tests.support import SLOW_SENTINEL, slow_program
+
+pytestmark = [pytest.mark.editor, pytest.mark.slow]
 
 EDITOR_DIR = Path(__file__).parent.parent / "editor"
 PROGRAM = '''\
@@ -46,11 +48,7 @@ def server_env(result_file: Path) -> dict:
 
 # Every candidate sleeps (the sleep is frozen) and most statements can go: a run that
 # streams edits for a while, long enough to be stopped.
-SLOW = (
-    "import time\ntime.sleep(0.2)  # autodd: freeze\n"
-    + "".join(f"a{i} = {i}\n" for i in range(40))
-    + "raise RuntimeError(\"slow-sentinel\")\n"
-)
+SLOW = slow_program(0, 0.2, junk=40)
 
 
 @pytest.mark.skipif(shutil.which("nvim") is None, reason="needs Neovim (apt-get install -y neovim)")
@@ -97,7 +95,7 @@ def test_neovim_session(tmp_path, no_leftovers):
     second = result["second"]
     assert second["status"] == "cancelled", second
     assert result["slow_output_buffer"] == (tmp_path / "slow.min.py").read_text()
-    assert "slow-sentinel" in result["slow_output_buffer"]
+    assert SLOW_SENTINEL in result["slow_output_buffer"]
     assert slow.read_text() == SLOW
 
 
@@ -158,4 +156,4 @@ def test_emacs_eglot_session(tmp_path, no_leftovers):
     assert second["status"] == "cancelled", second
     assert second["final"]["nodes"] < second["original"]["nodes"]  # edits were streamed before the stop
     assert result["slow_buffer"] == slow.read_text()
-    assert "slow-sentinel" in slow.read_text() and len(slow.read_text()) < len(SLOW)
+    assert SLOW_SENTINEL in slow.read_text() and len(slow.read_text()) < len(SLOW)

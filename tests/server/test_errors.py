@@ -8,7 +8,7 @@ from pygls.uris import from_fs_path
 from tests.support import server_harness as h
 from tests.support.server_harness import EditorClient
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
 
 SERVER_SETTINGS = {"backend": "subproc"}

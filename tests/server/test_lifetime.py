@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.support import SLOW_SENTINEL, slow_program
 from tests.support import server_harness as h
+
+pytestmark = pytest.mark.slow  # starts servers
 
 
 def alive(pid: int) -> bool:
@@ -32,8 +37,8 @@ async def start_slow_run(tmp_path: Path):
     client = h.make_client()
     await client.start_io(*h.SERVER_COMMAND)
     await h.initialize(client, tmp_path)
-    uri = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
-    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
+    uri = h.open_document(client, h.write(tmp_path, "slow.py", slow_program()))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL}))
     await h.wait_until(lambda: any(len(v) > 2 for v in client.progress_reports.values()), timeout=20)
     await h.wait_until(lambda: h.descendants(h.server_pid(client)), timeout=10)
     return client, run, h.descendants(h.server_pid(client))

@@ -8,10 +8,11 @@ import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from tests.support import SLOW_SENTINEL, slow_program
 from tests.support import server_harness as h
 from tests.support.server_harness import EditorClient
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
 
 
@@ -122,25 +123,25 @@ async def test_repeat_measures_the_failure_rate(client: EditorClient, tmp_path):
 
 
 async def test_cancel_with_the_progress_bar(client: EditorClient, tmp_path):
-    source = h.write(tmp_path, "slow.py", h.slow_program())
+    source = h.write(tmp_path, "slow.py", slow_program())
     uri = h.open_document(client, source)
-    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL}))
 
     token = await wait_for_report(client)
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(run, 10)
 
     assert result.status == "cancelled"
-    assert "slow-sentinel" in (tmp_path / "slow.min.py").read_text()  # the best text so far
-    assert source.read_text() == h.slow_program()
+    assert SLOW_SENTINEL in (tmp_path / "slow.min.py").read_text()  # the best text so far
+    assert source.read_text() == slow_program()
     await h.wait_until(lambda: h.descendants(h.server_pid(client)) == [], timeout=5)
 
 
 async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(client: EditorClient, tmp_path):
-    source = h.write(tmp_path, "slow.py", h.slow_program())
+    source = h.write(tmp_path, "slow.py", slow_program())
     uri = h.open_document(client, source)
 
-    started = await h.start_minimize(client, {"uri": uri, "errMsg": "slow-sentinel"})
+    started = await h.start_minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL})
 
     assert started.status == "started" and started.uri == uri
     assert started.outputUri == from_fs_path(str(tmp_path / "slow.min.py"))
@@ -159,7 +160,7 @@ async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(clie
     assert cancelled.cancelled == [uri]
     finished = await h.run_finished(client, started.runId, timeout=10)
     assert finished.status == "cancelled" and finished.uri == uri
-    assert "slow-sentinel" in (tmp_path / "slow.min.py").read_text()
+    assert SLOW_SENTINEL in (tmp_path / "slow.min.py").read_text()
     assert [m.type for m in client.messages if m.message.startswith("AutoDD: Stopped")] == [types.MessageType.Warning]
     await h.wait_until(lambda: h.descendants(h.server_pid(client)) == [], timeout=5)
 
@@ -185,12 +186,12 @@ async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: 
 
 
 async def test_cancel_command_and_one_run_per_document(client: EditorClient, tmp_path):
-    slow = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
+    slow = h.open_document(client, h.write(tmp_path, "slow.py", slow_program()))
     fast = h.open_document(client, h.write(tmp_path, "fast.py", h.FAILING_PROGRAM))
-    long_run = asyncio.ensure_future(h.minimize(client, {"uri": slow, "errMsg": "slow-sentinel"}))
+    long_run = asyncio.ensure_future(h.minimize(client, {"uri": slow, "errMsg": SLOW_SENTINEL}))
     await wait_for_report(client)
 
-    second = await h.minimize(client, {"uri": slow, "errMsg": "slow-sentinel"})
+    second = await h.minimize(client, {"uri": slow, "errMsg": SLOW_SENTINEL})
     assert second.status == "failed" and second.message == "already minimizing this file"
     assert any("already minimizing this file" in m.message for m in client.messages)
 
@@ -205,10 +206,10 @@ async def test_cancel_command_and_one_run_per_document(client: EditorClient, tmp
 
 
 async def test_editing_the_document_stops_an_in_place_run(client: EditorClient, tmp_path):
-    source = h.write(tmp_path, "edited.py", h.slow_program())
+    source = h.write(tmp_path, "edited.py", slow_program())
     uri = h.open_document(client, source)
     run = asyncio.ensure_future(
-        h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel", "output": "inPlace"})
+        h.minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL, "output": "inPlace"})
     )
     await wait_for_report(client)
 
@@ -219,7 +220,7 @@ async def test_editing_the_document_stops_an_in_place_run(client: EditorClient, 
     assert result.status == "cancelled"
     assert result.message == "stopped: the document was edited"
     assert client.documents[uri].text == mine
-    assert source.read_text() == h.slow_program()
+    assert source.read_text() == slow_program()
 
 
 async def test_without_err_msg_the_failure_is_chosen_from_suggestions(client: EditorClient, tmp_path):

@@ -9,10 +9,11 @@ import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from tests.support import SLOW_SENTINEL, slow_program
 from tests.support import server_harness as h
 from tests.support.server_harness import EditorClient
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
 
 
@@ -64,7 +65,7 @@ NO_FINISHED = 'no finished run of this file yet: run "AutoDD: Minimize this fail
 
 
 async def test_without_a_finished_run_there_is_nothing_to_write(client: EditorClient, tmp_path):
-    uri = h.open_document(client, h.write(tmp_path, "slow.py", h.slow_program()))
+    uri = h.open_document(client, h.write(tmp_path, "slow.py", slow_program()))
 
     never_ran = await h.execute(client, "autodd.writeReport", {"uri": uri})
     assert never_ran.ok is False and NO_FINISHED in never_ran.message
@@ -72,7 +73,7 @@ async def test_without_a_finished_run_there_is_nothing_to_write(client: EditorCl
     assert NO_FINISHED in error_messages(client)[0]
 
     # A stopped run is not a finished one.
-    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": "slow-sentinel"}))
+    run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL}))
     await h.wait_until(lambda: (tmp_path / "slow.min.py").exists(), timeout=20)
     await h.execute(client, "autodd.cancel", {"uri": uri})
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"

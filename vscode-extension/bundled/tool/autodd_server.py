@@ -96,11 +96,11 @@ def main(argv):
     sys.stderr.write(describe(choice) + "\n")
     sys.stderr.flush()
     if argv[:1] == ["--check"]:
-        import autodd_lsp.server.main  # noqa: F401  (fails here, visibly, if the copy is broken)
+        import autodd_lsp.server.command  # noqa: F401  (fails here, visibly, if the copy is broken)
 
         print(json.dumps(choice))
         return 0
-    from autodd_lsp.server.main import main as server_main
+    from autodd_lsp.server.command import main as server_main
 
     return server_main(argv)
 

@@ -1,8 +1,8 @@
 """What both ends of the fork server share: the message channel and two process primitives.
 
-The client (forkserver.py, subproc.py, capture.py) imports this module as
-`autodd_lsp.execution.wire`; the fork server loads it by file location, under its
-candidates' interpreter (see forkserver_main.py). Hence the rules of the server's
+The client (runner/client.py, subproc.py, capture.py) imports this module as
+`autodd_lsp.execution.runner.wire`; the fork server loads it by file location, under its
+candidates' interpreter (see server_main.py). Hence the rules of the server's
 own files hold here: standard library only, no import of ours, Python 3.9 syntax.
 One home for `Channel` (the framing both sides must agree on), `code_header` (what
 the client's compiled code must start with to be used by the child), `open_pidfd`

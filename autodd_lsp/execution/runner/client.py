@@ -1,6 +1,6 @@
 """`runner`: one warm fork server per job slot; each candidate runs in a fresh fork.
 
-The servers (forkserver_main.py, run by the candidates' interpreter) import the
+The servers (server_main.py, run by the candidates' interpreter) import the
 program's heavy modules once; per candidate, the server forks a child that
 becomes `python path`. The client here owns the candidate's stdout/stderr pipes
 (their write ends travel to the server over the socket), so capture, timeouts,
@@ -8,9 +8,9 @@ cancelling and truncation are the shared ones of capture.py.
 
 `ForkServerBackend` is the run path (a free slot, a GPU lease, the request, the
 collection of the output); its other roles live beside it: the servers and their
-warm-up in fork_servers.py, the files that travel with a request in
-fork_scratch.py, import learning in fork_learning.py, the subproc fallback and its
-notice in fork_fallback.py.
+warm-up in warm_servers.py, the files that travel with a request in
+scratch.py, import learning in learning.py, the subproc fallback and its
+notice in fallback.py.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from types import CodeType
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution import fork_fallback
-from autodd_lsp.execution.base import Backend, Launch, RunResult
+from autodd_lsp.execution.backend import Backend, Launch, RunResult
 from autodd_lsp.execution.capture import (
     STOP_TICK,
     RunningGroups,
@@ -33,9 +32,12 @@ from autodd_lsp.execution.capture import (
     collect,
     make_pipe,
 )
-from autodd_lsp.execution.fork_learning import imports_worth_preloading
-from autodd_lsp.execution.fork_scratch import Scratch
-from autodd_lsp.execution.fork_servers import (
+from autodd_lsp.execution.gpus import gpu_for_run
+from autodd_lsp.execution.runner.fallback import notice as fallback_notice
+from autodd_lsp.execution.runner.fallback import subproc_like
+from autodd_lsp.execution.runner.learning import imports_worth_preloading
+from autodd_lsp.execution.runner.scratch import Scratch
+from autodd_lsp.execution.runner.warm_servers import (
     CannotFork,
     Server,
     ServerDied,
@@ -43,7 +45,6 @@ from autodd_lsp.execution.fork_servers import (
     Stopped,
     WarmServers,
 )
-from autodd_lsp.execution.gpus import gpu_for_run
 from autodd_lsp.execution.subproc import SubprocessBackend
 
 FORK_TIMEOUT = 30.0  # a server that does not report its fork by then is wedged
@@ -124,12 +125,12 @@ class ForkServerBackend(Backend):
 
     def _fall_back(self, reason: str) -> None:
         self.fallback_reason = reason
-        self.fallback = fork_fallback.subproc_like(self)
+        self.fallback = subproc_like(self)
         if self._running.closed:
             self.fallback.close()
 
     def degraded(self) -> str:
-        return "" if self.fallback is None else fork_fallback.notice(self.fallback_reason)
+        return "" if self.fallback is None else fallback_notice(self.fallback_reason)
 
     def _fallback_once(self) -> SubprocessBackend:
         if self.fallback is None:
@@ -182,7 +183,7 @@ class ForkServerBackend(Backend):
         self._scratch.stage(os.path.abspath(path), code)
 
     def _adopt_imports(self, imports_file: str) -> None:
-        """Preload, from now on, the modules the program imported while it ran (if many: fork_learning)."""
+        """Preload, from now on, the modules the program imported while it ran (if many: learning)."""
         new = imports_worth_preloading(imports_file, set(self._warm.names) | set(self._warm.skipped))
         if new and self.fallback is None:
             self.learned_imports += len(new)

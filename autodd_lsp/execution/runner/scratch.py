@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from types import CodeType
 
-from autodd_lsp.execution.wire import code_header
+from autodd_lsp.execution.runner.wire import code_header
 from autodd_lsp.files import overwrite, private_tempdir
 
 CODE_HEADER = code_header()  # this Python's: a server run by another one compiles for itself

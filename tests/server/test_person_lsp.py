@@ -5,14 +5,13 @@ tries a line's removal ("Try without this line"). Real server, real engine, real
 import pytest
 from lsprotocol import types
 
-from tests.support import program_text, run_standalone
+from tests.support import SLOW_SENTINEL, program_text, run_standalone, slow_program
 from tests.support import server_harness as h
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # one real server per module
 
-SLOW_SENTINEL = "slow-sentinel"
-# Every candidate sleeps 0.3 s (frozen); `junk` goes early, so the reproducer is being streamed.
-SLOW = h.slow_program(statements=8).replace("x0 = 0\n", "junk = [1, 2, 3]\nx0 = 0\n")
+# Every candidate sleeps 0.3 s (frozen); `junk0` goes early, so the reproducer is being streamed.
+SLOW = slow_program(8, junk=1)
 
 PROGRAM = program_text("loop_kept.py")  # also the VS Code test's fixture
 

@@ -3,7 +3,7 @@
 A program often imports most of its modules lazily: torch pulls in sympy and
 dynamo on the first optimizer step, a kernel compiler its back end. Each candidate
 would import them again. A run with `learn_imports` has its child list, at its
-end, the modules it imported beyond the server's (fork_child.record_imports);
+end, the modules it imported beyond the server's (child.record_imports);
 when there are `LEARN_AT_LEAST` new ones, the runner restarts its servers once
 with them added to the preload (WarmServers.restart_with): slower warm-up, once,
 never a candidate's time.

@@ -1,34 +1,34 @@
-"""The user in the loop (engine/loop.py): offered texts during a real run, what a run learned per line,
+"""The user in the loop (engine/person.py): offered texts during a real run, what a run learned per line,
 and one tried candidate after it. Real engine, real programs."""
 
 import threading
 
-from autodd_lsp.engine import Notice, PassStarted, ReduceOptions, Reduction
-from autodd_lsp.engine.loop import FAILURE_GONE, without_line
-from tests.support import program_text, run_standalone
+import pytest
+
+from autodd_lsp.engine import Notice, PassStarted, Reduction
+from autodd_lsp.engine.person import FAILURE_GONE, without_line
+from tests.support import (
+    SLOW_SENTINEL,
+    program_text,
+    run_standalone,
+    slow_program,
+    start_reduction,
+)
 
 PROGRAM = program_text("loop_kept.py")  # also the VS Code test's fixture
 SENTINEL = "loop-sentinel: too many values"
 
-SLOW = '''\
-import time
-time.sleep(0.3)  # autodd: freeze
-a = 1
-b = 2
-c = 3
-d = 4
-if a + b + c + d == 10:
-    raise RuntimeError("slow-loop-sentinel")
-'''
+SLOW = slow_program(4)  # x0..x3 all needed; every run sleeps 0.3 s (frozen)
 
 
 def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
+@pytest.mark.slow
 def test_hover_knowledge_says_what_happens_without_each_kept_line(program, no_leftovers):
     path = program("prog.py", PROGRAM)
-    reduction = Reduction(PROGRAM, str(path), ReduceOptions(err_msg=SENTINEL, cwd=str(path.parent)))
+    reduction = start_reduction(path, SENTINEL)
     summary = reduction.run()
     final = summary.text
     assert "print" not in final and "data = " in final
@@ -42,9 +42,10 @@ def test_hover_knowledge_says_what_happens_without_each_kept_line(program, no_le
     assert reduction.why_kept(len(final.splitlines()) + 5) is None
 
 
+@pytest.mark.slow
 def test_try_without_a_line_runs_that_one_candidate(program, no_leftovers):
     path = program("prog.py", PROGRAM)
-    reduction = Reduction(PROGRAM, str(path), ReduceOptions(err_msg=SENTINEL, cwd=str(path.parent)))
+    reduction = start_reduction(path, SENTINEL)
     final = reduction.run().text
 
     candidate = without_line(final, line_of(final, "data = "))
@@ -80,39 +81,42 @@ def offer_once_reducing(reduction: Reduction, text: str, at_pass: int = 1) -> tu
     return verdicts, events
 
 
+@pytest.mark.slow
 def test_an_offered_text_that_fails_the_same_way_is_adopted_frozen_code_included(program, no_leftovers):
     path = program("slow.py", SLOW)
-    reduction = Reduction(SLOW, str(path), ReduceOptions(err_msg="slow-loop-sentinel", cwd=str(path.parent)))
+    reduction = start_reduction(path, SLOW_SENTINEL)
     mine = SLOW.replace("import time\ntime.sleep(0.3)  # autodd: freeze\n", "")
     verdicts, events = offer_once_reducing(reduction, mine)
     summary = reduction.run()
 
     assert [(v.interesting, v.adopted) for v in verdicts] == [(True, True)]
     # The person removed the frozen sleep on purpose: the result goes on from their text.
-    assert "sleep" not in summary.text and "slow-loop-sentinel" in summary.text
+    assert "sleep" not in summary.text and SLOW_SENTINEL in summary.text
     assert any(isinstance(e, Notice) and "the text you gave fails the same way" in e.message for e in events)
     out = path.parent / "min.py"
     out.write_text(summary.text)
-    assert "RuntimeError: slow-loop-sentinel" in run_standalone(out)
+    assert f"RuntimeError: {SLOW_SENTINEL}" in run_standalone(out)
     out.unlink()
 
 
+@pytest.mark.slow
 def test_the_run_goes_on_from_an_adopted_text_whenever_it_came(program):
-    mine = SLOW.replace("import time\ntime.sleep(0.3)  # autodd: freeze\n", "").replace("if a", "e = 5\nif a")
+    mine = SLOW.replace("import time\ntime.sleep(0.3)  # autodd: freeze\n", "").replace("if x0", "e = 5\nif x0")
     results = []
     for at_pass in (1, 3):
         path = program(f"slow{at_pass}.py", SLOW)
-        reduction = Reduction(SLOW, str(path), ReduceOptions(err_msg="slow-loop-sentinel", cwd=str(path.parent)))
+        reduction = start_reduction(path, SLOW_SENTINEL)
         verdicts, _ = offer_once_reducing(reduction, mine, at_pass)
         results.append(reduction.run().text)
         assert [v.adopted for v in verdicts] == [True], verdicts
     assert results[0] == results[1] and "e = 5" not in results[0]
 
 
+@pytest.mark.slow
 def test_an_offered_text_that_loses_the_failure_says_what_happened_instead(program, no_leftovers):
     path = program("slow.py", SLOW)
-    reduction = Reduction(SLOW, str(path), ReduceOptions(err_msg="slow-loop-sentinel", cwd=str(path.parent)))
-    lost = SLOW.replace("a = 1\n", "")
+    reduction = start_reduction(path, SLOW_SENTINEL)
+    lost = SLOW.replace("if x0", "if a")  # a name nothing binds (nor resembles: no "Did you mean")
     verdicts, _ = offer_once_reducing(reduction, lost)
     summary = reduction.run()
 
@@ -122,9 +126,10 @@ def test_an_offered_text_that_loses_the_failure_says_what_happened_instead(progr
     assert "time.sleep(0.3)  # autodd: freeze" in summary.text  # the run's own rules stand
 
 
+@pytest.mark.slow
 def test_an_offer_after_the_run_is_refused(program):
     path = program("prog.py", PROGRAM)
-    reduction = Reduction(PROGRAM, str(path), ReduceOptions(err_msg=SENTINEL, cwd=str(path.parent)))
+    reduction = start_reduction(path, SENTINEL)
     summary = reduction.run()
     verdict = reduction.offer(summary.text).result(timeout=5)
     assert not verdict.interesting and verdict.outcome == "the run has ended"

@@ -1,6 +1,6 @@
 """The fork server's child: from a fresh fork to `python path` (or `python -m module`) and its exit.
 
-A spare child (fork_serve.py) calls `become_candidate`: it sets up what needs no
+A spare child (serve_loop.py) calls `become_candidate`: it sets up what needs no
 request (its own session, death with the server, a fresh `__main__`, a rehearsal
 of the hot path), waits for its request on its private socket, then becomes the
 candidate: fds 1/2, cwd, argv/sys.path, the GPU it may see, the code, and an
@@ -8,7 +8,7 @@ ending like Python's own (uncaught errors, `sys.exit`, threads, atexit, flush),
 its status reported on that socket (`Report`) before `_exit`.
 
 Server side only, loaded by file location with the fork server's other files:
-standard library only, no import of ours, Python 3.9 syntax (see forkserver_main.py).
+standard library only, no import of ours, Python 3.9 syntax (see server_main.py).
 What the child needs from its server comes in one `Inheritance`, made once by the
 server before its first fork: no module-level state here.
 """
@@ -82,7 +82,7 @@ def become_candidate(server, channel_sock, report):
         path, cwd, folder, code_file, imports_file, gpu, module, *args = (
             data.decode("utf-8", "surrogatepass").split("\0")
         )
-        if gpu:  # CUDA reads it at its initialisation, which only a child ever does (see forkserver_main)
+        if gpu:  # CUDA reads it at its initialisation, which only a child ever does (see server_main)
             os.environ["CUDA_VISIBLE_DEVICES"] = gpu
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)

@@ -8,7 +8,7 @@ sends once as a `Notice` event.
 
 from __future__ import annotations
 
-from autodd_lsp.execution.base import Backend
+from autodd_lsp.execution.backend import Backend
 from autodd_lsp.execution.subproc import SubprocessBackend
 
 NOTICE_REASON_LIMIT = 200

@@ -1,7 +1,7 @@
 """The fork server's serve loop: one spare child forked ahead, handed each request, watched to its end.
 
 Per request (from the client, over `wire.Channel`) the server gives the request
-to a spare child forked and set up in advance (fork_child.py), forks the next
+to a spare child forked and set up in advance (child.py), forks the next
 spare while the candidate runs, and answers the candidate's pid, then its exit
 status: from the candidate's early report on its private socket where it ends
 through Python, else from its pidfd (or its reaping). The state of the loop is
@@ -9,7 +9,7 @@ the `Serving` object; nothing of it lives at module level.
 
 Server side only, loaded by file location with the fork server's other files:
 standard library only, no import of ours but its siblings (relative imports),
-Python 3.9 syntax (see forkserver_main.py).
+Python 3.9 syntax (see server_main.py).
 """
 
 import os
@@ -17,7 +17,7 @@ import select
 import socket
 import time
 
-from . import fork_child
+from . import child
 from .wire import kill_group, open_pidfd
 
 
@@ -91,13 +91,13 @@ class Spare:
     def __init__(self, serving, foreign=()):
         """`foreign`: the server's descriptors for the running candidate, closed in the child."""
         ours, theirs_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        theirs = fork_child.Report(theirs_sock)  # made here: the server's own pages are not shared yet
+        theirs = child.Report(theirs_sock)  # made here: the server's own pages are not shared yet
         pid = os.fork()
         if pid == 0:
             ours.close()
             for fd in foreign:
                 os.close(fd)
-            fork_child.become_candidate(serving.inheritance, serving.channel.sock, theirs)  # never returns
+            child.become_candidate(serving.inheritance, serving.channel.sock, theirs)  # never returns
         theirs.sock.close()
         self.pid, self.sock = pid, ours
 

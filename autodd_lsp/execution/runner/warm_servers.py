@@ -1,13 +1,13 @@
 """The client's side of the fork servers: one server process (`Server`), and the job slots' warm servers.
 
-`Server` starts `forkserver_main.py` under the candidates' interpreter and speaks
+`Server` starts `server_main.py` under the candidates' interpreter and speaks
 `wire.Channel` with it; `ServerWatch` is the exit watch capture.collect uses for a
 candidate it forked. `WarmServers` keeps one server per job slot warm: it starts
 them in parallel, follows their preload, and shortens the preload list at the
 first module that makes forking unfaithful or unsafe (`skipped` says why) until
 every server is clean; `restart_with` adds learned imports. It knows nothing of
 the fallback: a server that cannot start at all raises `CannotFork`, and the
-backend (forkserver.py) decides what to do.
+backend (client.py) decides what to do.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from autodd_lsp.execution.capture import (
     kill_group,
     wait_readable,
 )
-from autodd_lsp.execution.wire import Channel
+from autodd_lsp.execution.runner.wire import Channel
 
-SERVER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_main.py")
+SERVER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server_main.py")
 DIAGNOSTICS_TAIL = 2000
 
 

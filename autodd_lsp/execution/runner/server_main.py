@@ -1,7 +1,7 @@
 """The fork server's entry: runs under the candidates' interpreter, imports the heavy
-modules once, then serves one fresh fork per candidate (fork_serve.py, fork_child.py).
+modules once, then serves one fresh fork per candidate (serve_loop.py, child.py).
 
-Started by ForkServerBackend as `python /path/to/autodd_lsp/execution/forkserver_main.py FD`
+Started by ForkServerBackend as `python /path/to/autodd_lsp/execution/runner/server_main.py FD`
 (FD being the server's end of a Unix socket pair), by the interpreter that runs the
 candidates, with the candidates' environment (PYTHONPATH: the program's
 `extra_sys_path`, then the user's own; nothing adds the folder autodd_lsp lives in).
@@ -11,9 +11,9 @@ of it. So the server's files are standalone:
   * this entry imports nothing of ours by name. It loads its siblings by file
     location, from this file's own folder, as a private package `_autodd_forkserver`
     (`load_server_files`): `wire.py` (the channel the client imports too),
-    `fork_serve.py` (the serve loop), `fork_child.py` (the child's set-up). They
+    `serve_loop.py` (the serve loop), `child.py` (the child's set-up). They
     reach each other by relative imports, which resolve to the same files whether the
-    client imports them (`autodd_lsp.execution.wire`) or the server does. Whatever
+    client imports them (`autodd_lsp.execution.runner.wire`) or the server does. Whatever
     autodd_lsp the interpreter may hold is never read; `import wire` by a candidate
     never finds ours (this folder leaves sys.path before any candidate runs);
   * those files use the standard library only (what the server imports, every
@@ -42,7 +42,7 @@ Protocol (messages are dicts, framed as `wire.Channel` says):
 
 Each request goes to a "spare" child forked (and set up) while the client was busy
 with something else; its private socket brings the request in and, at the end, its
-exit status out, ahead of the kernel's slow teardown of the process (fork_serve.Candidate).
+exit status out, ahead of the kernel's slow teardown of the process (serve_loop.Candidate).
 This file: start-up (preload and the checks that keep forking faithful and safe,
 the warm-up that makes forks cheap), then the serve loop.
 """
@@ -67,19 +67,19 @@ HUGE_PAGE = 2 << 20
 
 
 def load_server_files():
-    """This folder's server files as the package `_autodd_forkserver`; its fork_serve and wire.
+    """This folder's server files as the package `_autodd_forkserver`; its serve_loop and wire.
 
     By location, not by name: the interpreter's own autodd_lsp (if any) is never used.
     """
     package = types.ModuleType(PACKAGE)
     package.__path__ = [os.path.dirname(os.path.abspath(__file__))]
     sys.modules[PACKAGE] = package
-    return importlib.import_module(PACKAGE + ".fork_serve"), importlib.import_module(PACKAGE + ".wire")
+    return importlib.import_module(PACKAGE + ".serve_loop"), importlib.import_module(PACKAGE + ".wire")
 
 
 def main():
-    fork_serve, wire = load_server_files()
-    inheritance = fork_serve.fork_child.Inheritance(
+    serve_loop, wire = load_server_files()
+    inheritance = serve_loop.child.Inheritance(
         SCRIPT_GLOBALS,
         type(globals().get("__loader__")),
         bool(getattr(sys.flags, "safe_path", False)),  # -P / PYTHONSAFEPATH: no script folder on sys.path
@@ -101,7 +101,7 @@ def main():
     channel.send(dict(report, ready=True))
     if report["tainted"] is None:
         try:
-            fork_serve.Serving(channel, inheritance).serve()
+            serve_loop.Serving(channel, inheritance).serve()
         except OSError:
             pass  # the client is gone
     os._exit(0)  # skip interpreter teardown: it can take seconds with torch loaded
@@ -192,7 +192,7 @@ def rehearsal_code():
     """Do here, once, the lazy one-time set-up every child would otherwise redo (and copy).
 
     The first `compile()` in a process builds the AST node classes (~2-3 ms). The
-    code a spare rehearses loading (fork_child.rehearse) is compiled here too: a
+    code a spare rehearses loading (child.rehearse) is compiled here too: a
     candidate loads its code and does not compile (unless its code file is unusable).
     """
     return marshal.dumps(compile(b"print(1)\n", "<autodd rehearsal>", "exec", dont_inherit=True))
