@@ -3,7 +3,7 @@ accepted step called "smaller" only when it made the program smaller."""
 
 import io
 
-from autodd_lsp.cli.progress import TerminalReporter, status_text, step_label
+from autodd_lsp.cli.terminal import TerminalReporter, status_text, step_label
 from autodd_lsp.engine import Accepted, Started, Stats, Summary
 from autodd_lsp.syntax.metrics import Size
 from autodd_lsp.wording import counted
