@@ -1,9 +1,10 @@
 // The "Minimize this failure" flow in the editor (`MinimizeFlow`; the server's
 // `Minimizer` is the other end: it runs the reduction). Pick the failure signature
-// (pick.ts), start `autodd.minimize` (it replies at once with a runId), render the
+// (pick.ts: any kind the server offers), start `autodd.minimize` (it replies at once with a runId), render the
 // run from the server's structured `autodd/progress` in a cancellable
 // notification, and on `autodd/finished` settle the streamed result document
-// (settle.ts), report the size reduction, and keep the run reachable through code
+// (settle.ts), show the outcome (outcome.ts: the size reduction, or a failure's
+// line with Show output / Run again…), and keep the run reachable through code
 // lenses on the reproducer (results.ts): Open diff (against a snapshot of the
 // original, snapshots.ts), Copy bug report, Write regression test, Run again.
 // The server's answers are normalized first (replies.ts).
@@ -11,15 +12,15 @@
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import { failureSummary, messageFailure } from './choices';
-import { describeProgress, editorWording, errorText, formatResultMessage, NO_FINISHED_RUN, problemLocation, progressIncrement } from './format';
+import { describeProgress, errorText, NO_FINISHED_RUN, progressIncrement } from './format';
 import { logger } from './log';
+import { basename, RunMessages, showDiff } from './outcome';
 import { pickFailure } from './pick';
 import {
   ArtifactResult,
   FailureArguments,
   FinishedParams,
   MinimizeArgs,
-  ClientCommand,
   MinimizeResult,
   ServerCommand,
   SuggestErrMsgResult,
@@ -58,8 +59,8 @@ export class MinimizeFlow implements vscode.Disposable {
   /** `autodd/finished` by runId (it may come before the code waiting for it). */
   private readonly finished = new Map<string, FinishedParams>();
   private readonly finishedWaiters = new Map<string, (params: FinishedParams) => void>();
-  /** Whether an error message of an earlier run may still be on screen. */
-  private errorShown = false;
+  /** The messages of the runs' ends (outcome.ts). */
+  private readonly messages = new RunMessages();
 
   constructor(
     private readonly server: AutoddServer,
@@ -144,12 +145,7 @@ export class MinimizeFlow implements vscode.Disposable {
   /** A new run hides the previous run's error: its toast and its code lens. */
   private clearPreviousError(source: vscode.Uri): void {
     this.results.forgetFailure(source);
-    if (this.errorShown) {
-      this.errorShown = false;
-      // The API gives no handle on a message; hide the toasts (they stay in the
-      // notification center).
-      void vscode.commands.executeCommand('notifications.hideToasts');
-    }
+    this.messages.hidePreviousError();
   }
 
   private async run(
@@ -199,7 +195,7 @@ export class MinimizeFlow implements vscode.Disposable {
     // a failed run has no result of its own: the file there may be an earlier run's
     const output = result.status === 'failed' ? undefined : streamed;
     this.results.record({ source: uri, output, original, failure, test, result });
-    this.report(result, uri, original, output);
+    this.messages.report(result, uri, original, output);
     return result;
   }
 
@@ -305,7 +301,7 @@ export class MinimizeFlow implements vscode.Disposable {
         logger().error(`autodd.suggestErrMsg: ${error}`);
         // the server shows the same line to every client: once is enough
         this.server.expectEcho(`AutoDD: ${error}`);
-        this.showRefusal(error, uri);
+        this.messages.showRefusal(error, uri);
         return undefined;
       }
       const result = normalizeSuggestions(raw);
@@ -317,7 +313,7 @@ export class MinimizeFlow implements vscode.Disposable {
     } catch (err) {
       if (isCancellation(err)) return undefined;
       logger().error(`autodd.suggestErrMsg failed: ${errorText(err)}`);
-      this.showError(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
+      this.messages.showError(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
       return undefined;
     } finally {
       this.probes--;
@@ -384,7 +380,7 @@ export class MinimizeFlow implements vscode.Disposable {
         }),
       );
     } catch (err) {
-      this.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
+      this.messages.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
       return undefined;
     }
     if (!answer || !answer.ok) {
@@ -404,59 +400,6 @@ export class MinimizeFlow implements vscode.Disposable {
     return answer.path;
   }
 
-  private showError(text: string, ...buttons: string[]): Thenable<string | undefined> {
-    this.errorShown = true;
-    return vscode.window.showErrorMessage(text, ...buttons);
-  }
-
-  /**
-   * A refusal before anything ran (a marker error, a bad setting): its line, and
-   * where the server names a place in the file ("line 3, column 1"), the cursor
-   * goes there and the message offers to go back to it.
-   */
-  private showRefusal(message: string, source: vscode.Uri): void {
-    const where = problemLocation(message);
-    const text = `AutoDD: ${editorWording(message)}`;
-    if (!where) {
-      void this.showError(text, 'Show output').then((choice) => choice && logger().show());
-      return;
-    }
-    const reveal = async () => {
-      const position = new vscode.Position(where.line, where.character);
-      await vscode.window.showTextDocument(source, { selection: new vscode.Range(position, position), preview: false });
-    };
-    void reveal();
-    void this.showError(text, `Go to line ${where.line + 1}`).then((choice) => {
-      if (choice) void reveal();
-    });
-  }
-
-  private report(result: MinimizeResult, source: vscode.Uri, original: vscode.Uri, output: vscode.Uri | undefined): void {
-    if (result.status === 'failed' && result.refused) {
-      this.showRefusal(result.message, source);
-      return;
-    }
-    const message = formatResultMessage(result);
-    // the traceback and the program's output go to the output channel, not into the toast
-    if (message.details) logger().error(`${message.text}\n${message.details}`);
-    const actions = message.actions.filter((a) => a !== 'Open diff' || output);
-    const shown =
-      message.severity === 'info'
-        ? vscode.window.showInformationMessage(message.text, ...actions)
-        : message.severity === 'warning'
-          ? vscode.window.showWarningMessage(message.text, ...actions)
-          : this.showError(message.text, ...actions);
-    void shown.then((choice) => {
-      if (choice === 'Open diff' && output) {
-        void showDiff(original, output);
-      } else if (choice === 'Show output') {
-        logger().show();
-      } else if (choice === 'Run again…') {
-        void vscode.commands.executeCommand(ClientCommand.minimize, source);
-      }
-    });
-  }
-
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
   }
@@ -468,11 +411,6 @@ async function saveFirst(document: vscode.TextDocument): Promise<boolean> {
     return false;
   }
   return true;
-}
-
-/** The snapshot of the original (named as its source) beside the result. */
-async function showDiff(original: vscode.Uri, output: vscode.Uri): Promise<void> {
-  await vscode.commands.executeCommand('vscode.diff', original, output, `${basename(original)} ↔ ${basename(output)} (AutoDD)`);
 }
 
 function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; failure?: FailureArguments; test?: string } {
@@ -491,8 +429,4 @@ function isCancellation(err: unknown): boolean {
     err instanceof vscode.CancellationError ||
     (typeof err === 'object' && err !== null && (err as { code?: number }).code === -32800)
   );
-}
-
-function basename(uri: vscode.Uri): string {
-  return uri.path.split('/').pop() ?? uri.path;
 }
