@@ -133,7 +133,7 @@ export function failureChoices(suggested: Pick<SuggestErrMsgResult, 'suggestions
   items.push({
     label: TYPE_A_MESSAGE,
     description: 'text the failing output must contain',
-    detail: `e.g. part of the error line: ${SHORTER_IS_ROBUST}, a longer one pins the bug down`,
+    detail: `e.g. part of the error line (${SHORTER_IS_ROBUST})`,
     kind: 'custom',
     failure: messageFailure(firstMessage ? failureMessage(firstMessage.failure) : ''),
     editable: false,
