@@ -574,7 +574,7 @@ async function uiPhase(browser) {
     await waitFor('the AutoDD output channel', () => page.evaluate(() =>
       [...document.querySelectorAll('.part.panel select, .part.panel .monaco-select-box, .part.panel [aria-label]')]
         .some((e) => /AutoDD/.test(e.value ?? '') || /AutoDD/.test(e.getAttribute('aria-label') ?? '') || /AutoDD/.test(e.textContent ?? ''))), 10000);
-    await runCommand(page, 'View: Close Panel');
+    await runCommand(page, 'View: Hide Panel');
     return `${label} / ${rows.join(' | ')}`;
   });
 
