@@ -98,11 +98,11 @@ def writable_problem(path: str) -> str | None:
     if os.path.exists(path) and not os.access(path, os.W_OK):
         return f"{path} is not writable"
     try:  # the real test: permissions, read-only file systems, quotas
-        handle, probe = tempfile.mkstemp(prefix=".autodd-probe-", dir=folder)
+        handle, trial = tempfile.mkstemp(prefix=".autodd-writable-", dir=folder)
     except OSError as error:
         return f"folder {folder} is not writable ({error.strerror})"
     os.close(handle)
-    os.unlink(probe)
+    os.unlink(trial)
     return None
 
 

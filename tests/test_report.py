@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Stats, Summary
-from autodd_lsp.report import bug_report, probe_environment, regression_test
+from autodd_lsp.report import bug_report, query_environment, regression_test
 from autodd_lsp.syntax.metrics import size_of
 from tests.support import (
     SLOW_SENTINEL,
@@ -160,7 +160,7 @@ def test_the_environment_comes_from_the_candidate_interpreter(tmp_path):
     (tmp_path / "helper.py").write_text("VALUE = 1\n")
     text = "import json\nimport torch\nfrom helper import VALUE\nimport no_such_module_here\n"
 
-    environment = probe_environment(text, sys.executable, str(tmp_path))
+    environment = query_environment(text, sys.executable, str(tmp_path))
 
     assert environment.error == "" and environment.python == platform.python_version()
     described = [p.describe() for p in environment.packages]
@@ -180,7 +180,7 @@ def test_the_environment_comes_from_the_candidate_interpreter(tmp_path):
     assert ["original", "(p.py):", "(not", "recorded)"] in rows and ["reproducer", "(p.min.py):", "ValueError:", "x"] in rows
 
 
-def test_a_probe_that_cannot_run_says_why(tmp_path):
+def test_an_environment_query_that_cannot_run_says_why(tmp_path):
     report = bug_report(summary_of("import torch\n"), str(tmp_path / "p.py"), str(tmp_path / "p.min.py"), "x",
                         ReduceOptions(err_msg="x", python=str(tmp_path / "no-python")))
     assert "- Python: not determined (cannot run" in report

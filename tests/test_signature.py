@@ -1,4 +1,4 @@
-"""Failure signatures: what `suggest_err_msgs` proposes from a program's output, and `probe`."""
+"""Failure signatures: what `suggest_err_msgs` proposes from a program's output, and `trial_run`."""
 
 import sys
 import textwrap
@@ -6,8 +6,8 @@ import textwrap
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.probe import probe
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs
+from autodd_lsp.engine.trial import trial_run
+from autodd_lsp.kinds.signature import output_tail, suggest_err_msgs
 
 TRACEBACK = textwrap.dedent('''\
     step 1
@@ -108,28 +108,28 @@ def test_output_tail_keeps_the_end():
 
 
 @pytest.mark.slow
-def test_probe_runs_the_file_once(tmp_path):
+def test_trial_run_runs_the_file_once(tmp_path):
     path = tmp_path / "p.py"
     path.write_text("import sys\nprint('hello from', __name__)\nraise SystemExit(3)\n")
-    result = probe(str(path), ReduceOptions(err_msg="", timeout=30, python=sys.executable, cwd=str(tmp_path)))
+    result = trial_run(str(path), ReduceOptions(err_msg="", timeout=30, python=sys.executable, cwd=str(tmp_path)))
     assert "hello from __main__" in result.output and result.returncode == 3
 
 
 @pytest.mark.slow
-def test_probe_runs_unsaved_text_beside_the_files_folder(tmp_path):
+def test_trial_run_runs_unsaved_text_beside_the_files_folder(tmp_path):
     (tmp_path / "helper.py").write_text("VALUE = 42\n")
     path = tmp_path / "p.py"
     path.write_text("print('saved')\n")
     text = "import helper\nraise ValueError(f'value {helper.VALUE}')\n"
-    result = probe(str(path), ReduceOptions(err_msg="", timeout=30, cwd=str(tmp_path)), text=text)
+    result = trial_run(str(path), ReduceOptions(err_msg="", timeout=30, cwd=str(tmp_path)), text=text)
     assert suggest_err_msgs(result.output, result.returncode)[0] == "ValueError: value 42"
     assert path.read_text() == "print('saved')\n"
 
 
-def test_probe_refuses_bad_input(tmp_path):
+def test_trial_run_refuses_bad_input(tmp_path):
     with pytest.raises(UsageError):
-        probe(str(tmp_path / "missing.py"), ReduceOptions(err_msg=""))
+        trial_run(str(tmp_path / "missing.py"), ReduceOptions(err_msg=""))
     path = tmp_path / "p.py"
     path.write_text("pass\n")
     with pytest.raises(UsageError):
-        probe(str(path), ReduceOptions(err_msg="", timeout=0))
+        trial_run(str(path), ReduceOptions(err_msg="", timeout=0))

@@ -26,26 +26,20 @@ import time
 from autodd_lsp import __version__
 from autodd_lsp.cli.terminal import TerminalReporter
 from autodd_lsp.engine import (
-    BACKENDS,
-    MATCH_RULES,
     Accepted,
     Event,
     FailureSpec,
     NotReproducible,
     Progress,
-    PytestTest,
     ReduceOptions,
     Reduction,
     RunOptions,
     Summary,
     UsageError,
-    option_default,
-    option_help,
+    ask_failure,
+    engine_options,
     output_tail,
-    probe,
     split_source,
-    suggest_err_msgs,
-    suggest_kinds,
 )
 from autodd_lsp.files import (
     atomic_write,
@@ -53,6 +47,7 @@ from autodd_lsp.files import (
     read_python_source,
     writable_problem,
 )
+from autodd_lsp.kinds import KINDS, NOT_GIVEN, Kind, one_of
 from autodd_lsp.report import bug_report, regression_test
 from autodd_lsp.shell import shell_command
 
@@ -60,7 +55,6 @@ EXIT_NOT_REPRODUCIBLE = 1
 EXIT_USAGE = 2
 EXIT_UNVERIFIED = 3
 EXIT_INTERRUPTED = 130
-ANY_SIGNAL = "any"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,33 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "pytest test in it: FILE.py::test_name, FILE.py::test_name[params], FILE.py::Class::test_name")
     keep = parser.add_argument_group(
         "the failure to keep (exactly one; without any, autodd runs SOURCE once and suggests one)")
-    keep.add_argument("--err-msg", metavar="MSG",
-                      help="text the failure prints (case-sensitive substring of stdout or stderr)")
-    keep.add_argument("--err-regex", metavar="REGEX",
-                      help="a regular expression the output matches (searched in stdout and stderr as re.search does)")
-    keep.add_argument("--crash", nargs="?", const=ANY_SIGNAL, metavar="SIGNAL",
-                      help="the program dies by a signal: SIGSEGV, SIGABRT (a C++ check, os.abort()), SIGFPE, ...; "
-                           "any signal when none is named (then the one the original dies by)")
-    keep.add_argument("--exit-code", type=int, metavar="N", help="the program exits with status N (1 to 255)")
-    keep.add_argument("--hang", action="store_true",
-                      help="the program runs past --timeout; so must each candidate (each costs --timeout: "
-                           "give a small one)")
+    for kind in KINDS.values():  # one flag per kind of failure (autodd_lsp/kinds)
+        keep.add_argument(kind.flag, dest=_dest(kind), **kind.flag_arguments)
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
-    # How to run and how to judge: defaults and help are the engine's (engine/options.py).
-    parser.add_argument("--backend", choices=BACKENDS, default=option_default("backend"), help=option_help("backend"))
-    parser.add_argument("--timeout", type=float, default=option_default("timeout"), metavar="SEC",
-                        help=option_help("timeout"))
-    parser.add_argument("-j", "--jobs", type=int, default=option_default("jobs"), metavar="N", help=option_help("jobs"))
-    parser.add_argument("--gpus", default=option_default("gpus"), metavar="IDS", help=option_help("gpus"))
-    parser.add_argument("--ray-address", default=option_default("ray_address"), metavar="ADDRESS",
-                        help=option_help("ray_address"))
-    parser.add_argument("--keep-imports", action="store_true", help=option_help("inline_modules"))
-    parser.add_argument("--python", default=option_default("python"), metavar="PATH", help=option_help("python"))
-    parser.add_argument("--match", choices=MATCH_RULES, default=option_default("match"), help=option_help("match"))
-    parser.add_argument("--repeat", type=int, default=option_default("repeat"), metavar="N",
-                        help=option_help("repeat"))
+    # How to run and how to judge: flags, types, choices, defaults and help are the engine's (engine/options.py).
+    for option in engine_options():
+        if not option.flags:
+            continue  # set another way (a pytest test: SOURCE's ::test)
+        arguments = {"dest": option.field, "default": option.default, "help": option.help}
+        if option.type is bool:
+            arguments["action"] = "store_false" if option.negated else "store_true"
+        else:
+            arguments.update({"type": option.type} if option.type is not str else {})
+            arguments.update({"choices": option.choices} if option.choices else {})
+            arguments.update({"metavar": option.metavar} if option.metavar else {})
+        parser.add_argument(*option.flags, **arguments)
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write a bug report (the reproducer, how to run it, its failure line next "
                              "to the original's, Python, package and GPU versions, the reduction's numbers); "
@@ -114,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(_crash_before_source(sys.argv[1:] if argv is None else list(argv)))
+    args = build_parser().parse_args(_optional_value_before_source(sys.argv[1:] if argv is None else list(argv)))
     try:
         args.source, args.test = split_source(args.source)  # a pytest node id: FILE.py::test
     except UsageError as error:
@@ -168,37 +152,41 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _crash_before_source(argv: list[str]) -> list[str]:
-    """`autodd --crash prog.py ...`: the file is SOURCE, not the signal (its value is optional)."""
+def _dest(kind: Kind) -> str:
+    """Where argparse keeps a kind's flag (`--err-msg` -> `err_msg`)."""
+    return kind.flag.lstrip("-").replace("-", "_")
+
+
+def _optional_value_before_source(argv: list[str]) -> list[str]:
+    """`autodd --crash prog.py ...`: the file is SOURCE, not the value of a flag whose value is optional."""
+    optional = {kind.flag: kind.flag_arguments["const"] for kind in KINDS.values() if kind.flag_arguments.get("nargs") == "?"}
     out = list(argv)
     for index, token in enumerate(out[:-1]):
         following = out[index + 1]
-        if token == "--crash" and (following.endswith((".py", ".pyw")) or os.sep in following):
-            out[index] = f"--crash={ANY_SIGNAL}"
+        if token in optional and (following.endswith((".py", ".pyw")) or os.sep in following):
+            out[index] = f"{token}={optional[token]}"
     return out
 
 
 def failure_to_keep(args: argparse.Namespace) -> FailureSpec | None:
     """The one failure the flags ask for; None when none is given; UsageError for two or more."""
     given = []
-    if args.err_msg is not None:
-        given.append(("--err-msg", FailureSpec.message(args.err_msg)))
-    if args.err_regex is not None:
-        given.append(("--err-regex", FailureSpec.regex(args.err_regex)))
-    if args.crash is not None:
-        given.append(("--crash", FailureSpec.crash(None if args.crash.lower() == ANY_SIGNAL else args.crash)))
-    if args.exit_code is not None:
-        given.append(("--exit-code", FailureSpec.exit_code(args.exit_code)))
-    if args.hang:
-        given.append(("--hang", FailureSpec.hang()))
+    for kind in KINDS.values():
+        value = kind.from_flag(getattr(args, _dest(kind)))
+        if value is not NOT_GIVEN:
+            given.append((kind.flag, FailureSpec(kind.name, value)))
     if len(given) > 1:
         flags = " and ".join(flag for flag, _ in given)
-        raise UsageError(f"give one failure to keep (--err-msg, --err-regex, --crash, --exit-code or --hang), not {flags}")
+        raise UsageError(f"give one failure to keep ({_flags()}), not {flags}")
     if not given:
         return None
     spec = given[0][1]
     spec.validate()
     return spec
+
+
+def _flags() -> str:
+    return one_of([kind.flag for kind in KINDS.values()])
 
 
 def _suggest_messages(args: argparse.Namespace) -> int:
@@ -207,25 +195,20 @@ def _suggest_messages(args: argparse.Namespace) -> int:
         _read_source(args.source)
         options = RunOptions(timeout=args.timeout, python=args.python, test=args.test, gpus=args.gpus)
         options.validate()
-        result = probe(args.source, options)
-        if args.test:  # a test that passes, is not found or does not collect has no failure to offer
-            reason = PytestTest(args.test).not_run_reason(result)
-            if reason is not None:
-                return _fail(reason, EXIT_NOT_REPRODUCIBLE)
+        question = ask_failure(args.source, options)
     except UsageError as error:
         return _fail(str(error), EXIT_USAGE)
-    suggestions = [["--err-msg", message] for message in suggest_err_msgs(result.output, result.returncode)]
-    if not args.test:  # a failed test exits with 1, whatever failed: only its messages say which
-        suggestions += [spec.command_line() for spec in suggest_kinds(result, with_messages=bool(suggestions))]
-    if not suggestions:
-        tail = output_tail(result.output, max_lines=10)
+    if question.not_run is not None:  # a test that passes, is not found or does not collect
+        return _fail(question.not_run, EXIT_NOT_REPRODUCIBLE)
+    if not question.choices:
+        tail = output_tail(question.run.output, max_lines=10)
         shown = f"; it printed:\n{tail}" if tail else " and printed nothing"
-        return _fail(f"a failure to keep is required (--err-msg, --err-regex, --crash, --exit-code or --hang): "
+        return _fail(f"a failure to keep is required ({_flags()}): "
                      f"{args.source} ran without a recognisable failure{shown}", EXIT_USAGE)
     source = f"{args.source}::{args.test}" if args.test else args.source
     print(f"autodd: no failure to keep given; {source} fails with:", file=sys.stderr)
-    for flags in suggestions:
-        print(f"  autodd {shell_command([source, *flags])}", file=sys.stderr)
+    for choice in question.choices:
+        print(f"  autodd {shell_command([source, *choice.spec.command_line()])}", file=sys.stderr)
     print("autodd: pick one (a shorter message survives more changes) and run it.", file=sys.stderr)
     return EXIT_USAGE
 
@@ -252,19 +235,8 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
         taken[flag] = path
     if not os.access(args.python, os.X_OK):
         raise UsageError(f"--python {args.python}: not an executable file")
-    options = ReduceOptions(
-        failure=failure,
-        backend=args.backend,
-        timeout=args.timeout,
-        jobs=args.jobs,
-        gpus=args.gpus,
-        ray_address=args.ray_address,
-        python=args.python,
-        match=args.match,
-        inline_modules=not args.keep_imports,
-        repeat=args.repeat,
-        test=args.test,
-    )
+    given = {option.field: getattr(args, option.field) for option in engine_options() if option.flags}
+    options = ReduceOptions(failure=failure, test=args.test, **given)
     options.validate()
     return text, options
 
@@ -272,14 +244,14 @@ def _prepare(args: argparse.Namespace, failure: FailureSpec) -> tuple[str, Reduc
 def _write_extras(args: argparse.Namespace, summary: Summary, options: ReduceOptions) -> int:
     """Write --report and --emit-test for a finished run; 0, or the exit status of a failure."""
     makers = (("report", args.report, bug_report), ("test", args.emit_test, regression_test))
-    # The report runs a probe of the interpreter: Ctrl-C or SIGTERM stops it (and kills the probe).
+    # The report asks the interpreter for its versions: Ctrl-C or SIGTERM stops that run (and kills it).
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         for what, path, make in makers:
             if not path:
                 continue
             try:
-                atomic_write(path, make(summary, args.source, args.output, args.err_msg or "", options))
+                atomic_write(path, make(summary, args.source, args.output, "", options))
             except KeyboardInterrupt:
                 return _fail(f"interrupted; {path} not written", EXIT_INTERRUPTED)
             except OSError as error:

@@ -8,7 +8,7 @@
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
     # how to run it: ReduceOptions(..., backend="subproc", timeout=10, jobs=4, gpus="auto");
-    # those are RunOptions (engine/options.py), which is all that probe() takes
+    # those are RunOptions (engine/options.py), which is all that a trial run (engine/trial.py) takes
 
     # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
     path, test = split_source(source)          # UsageError for a bad node id
@@ -22,9 +22,9 @@ UsageError from the constructor. The engine knows nothing about its front ends.
 
 This module is the whole API the front ends use (tests/test_layout.py checks that
 they import nothing else of the engine, nor the execution layer): besides the
-above, `probe` (one run of a program, for the failure question), the suggestions
-made from its output (`signature`), the option metadata the CLI's flags are built
-from, the person in the loop's answers (`person`: `Kept`, `without_line`) and
+above, the failure question (`ask_failure`: one trial run of a program and the
+failures it shows, `question.py`), the option metadata the CLI's flags and the
+server's settings are built from (`engine_options`), the person in the loop's answers (`person`: `Kept`, `without_line`) and
 `CancelEvent`, the cancel flag a front end hands to `probe` and `try_text`.
 """
 
@@ -47,18 +47,18 @@ from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.engine.options import (
     BACKENDS,
     MATCH_RULES,
+    EngineOption,
     OptionError,
     ReduceOptions,
     RunOptions,
-    option_default,
-    option_help,
+    engine_options,
 )
 from autodd_lsp.engine.person import FAILURE_GONE, Kept, without_line
-from autodd_lsp.engine.probe import probe
 from autodd_lsp.engine.pytest_target import PytestTest, split_source
+from autodd_lsp.engine.question import FailureQuestion, ask_failure
 from autodd_lsp.engine.reduction import Reduction
-from autodd_lsp.engine.signature import output_tail, suggest_err_msgs, suggest_kinds
 from autodd_lsp.execution import CancelEvent
+from autodd_lsp.kinds.signature import output_tail
 
 __all__ = [
     "BACKENDS",
@@ -66,8 +66,10 @@ __all__ = [
     "MATCH_RULES",
     "Accepted",
     "CancelEvent",
+    "EngineOption",
     "Event",
     "Failed",
+    "FailureQuestion",
     "FailureRate",
     "FailureSpec",
     "Finished",
@@ -86,12 +88,9 @@ __all__ = [
     "Stats",
     "Summary",
     "UsageError",
-    "option_default",
-    "option_help",
+    "ask_failure",
+    "engine_options",
     "output_tail",
-    "probe",
     "split_source",
-    "suggest_err_msgs",
-    "suggest_kinds",
     "without_line",
 ]

@@ -1,6 +1,7 @@
 """Is a run of a candidate still the user's failure? The oracle's rules, composed.
 
-1. the kind's own rule (`failure_oracle`, one module per kind in `autodd_lsp/oracle/`):
+1. the kind's own rule (`failure_oracle`: its module in `autodd_lsp/kinds/` makes it from
+   its judge in `autodd_lsp/oracle/`):
    the message for real under a kind the original showed it under (`failure.py`),
    a match of the regular expression (`regex.py`), the original's signal
    (`signals.py`), its exit status (`exit_status.py`), a run past the limit
@@ -24,60 +25,28 @@ from typing import Any
 
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
-from autodd_lsp.oracle import (
-    CrashOracle,
-    ExitStatusOracle,
-    FailureOracle,
-    HangOracle,
-    RegexOracle,
-)
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
-from autodd_lsp.oracle.exit_status import exception_lines
 from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observer, SameFailure, StatementsOf
-from autodd_lsp.oracle.signals import fault_places
-
-# Environment candidates get for a kind, beyond the user's: a crash's faulthandler dump shows its place.
-KIND_ENV = {"crash": {"PYTHONFAULTHANDLER": "1"}}
 
 
 def failure_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float, test: bool = False) -> Oracle:
     """The kind's rule, set from the original's run (see `oracle/run.py` for what it answers).
 
     `test`: the runs are of a pytest test, which must also fail as a test (`oracle/pytest_outcome.py`)
-    for a message or a regular expression to count.
+    for a kind that says so (a message, a regular expression) to count.
     """
-    oracle = _kind_oracle(spec, original, text, timeout)
-    return TestFailed(oracle, original) if test and spec.kind in ("message", "regex") else oracle
-
-
-def _kind_oracle(spec: FailureSpec, original: RunResult, text: str, timeout: float) -> Oracle:
-    value = spec.value  # of the kind's type: FailureSpec checked it
-    if spec.kind == "message" and isinstance(value, str):
-        return FailureOracle(value, original.output, text, allow_timeout=original.timed_out)
-    if spec.kind == "regex" and isinstance(value, str):
-        return RegexOracle(value, original.output, text, allow_timeout=original.timed_out)
-    if spec.kind == "crash":
-        return CrashOracle(spec.signal_number, original)
-    if spec.kind == "exit-code" and isinstance(value, int):
-        return ExitStatusOracle(value, original)
-    if spec.kind == "hang":
-        return HangOracle(timeout, original)
-    raise ValueError(f"unknown kind of failure {spec.kind!r}")
+    rules = spec.rules
+    oracle = rules.oracle(spec.value, original, text, timeout)
+    return TestFailed(oracle, original) if test and rules.test_must_fail else oracle
 
 
 def failure_observer(
     spec: FailureSpec, oracle: Any, is_program: Callable[[str], bool], program_paths: Callable[[], tuple[str, ...]]
 ) -> Observer | None:
     """What reads a kind's failure lines and their places, or None (a hang has none)."""
-    if spec.kind in ("message", "regex"):
-        return Observer(oracle.message, is_program, program_paths, find=oracle.find)
-    if spec.kind == "crash":
-        return Observer(None, is_program, program_paths, find=CrashOracle.find, places=fault_places)
-    if spec.kind == "exit-code":
-        return Observer(None, is_program, program_paths, find=exception_lines)
-    return None
+    return spec.rules.observer(oracle, is_program, program_paths)
 
 
 class Judge:

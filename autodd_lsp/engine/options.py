@@ -3,14 +3,17 @@
 Two layers, because two things are asked of the engine:
 
 * `RunOptions`: how to run the program (backend, timeout, jobs, interpreter, folder, GPUs, a
-  cluster, a pytest test). One probing run (`engine/probe.py`, when a person asks what the
+  cluster, a pytest test). One trial run (`engine/trial.py`, when a person asks what the
   program prints) needs only this.
 * `ReduceOptions(RunOptions)`: a reduction, which also needs the failure to keep and how to
   judge it (match rule, repeats, inlining).
 
-Each field's metadata (`option(...)`) names its command-line flag and carries its help, so
-argparse's defaults and help are derived from here (`cli/main.py`), and the server's settings
-take their defaults and checks from the same fields (`server/request.py`). `validate()` raises
+Each field's metadata (`option(...)`) names its command-line flag, its server setting and
+carries its help; `engine_options()` reads them with each field's type and default, and both
+front ends derive from that list: the CLI's flags (`cli/main.py`: argparse's flags, types,
+choices, defaults and help) and the server's settings (`server/request.py`: its keys, types,
+defaults). A new option is one field here (and, when the editor shows it, its entry in
+package.json and settings.ts, which `tests/server/test_settings_schema.py` checks). `validate()` raises
 `OptionError`, a `UsageError` that says which field is wrong, so each front end names it in its
 own words: the CLI by its flag (`--timeout`), the server by its setting (`timeout`).
 """
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
+import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
@@ -35,9 +40,11 @@ BACKENDS = ("runner", "subproc", "ray")
 MATCH_RULES = ("same", "substring")
 
 
-def option(default: Any = MISSING, *, flag: str = "", help: str = "", default_factory: Any = MISSING) -> Any:
-    """A field with its command-line flag and help (read by the CLI's parser)."""
-    metadata = {"flag": flag, "help": help}
+def option(default: Any = MISSING, *, flag: str = "", help: str = "", metavar: str = "", choices: tuple[str, ...] = (),
+           setting: str = "", default_factory: Any = MISSING) -> Any:
+    """A field with its command-line flag ("-j/--jobs"; "" none), its help, metavar and choices, and
+    its server setting (default: the long flag in camelCase, `--ray-address` -> `rayAddress`)."""
+    metadata = {"flag": flag, "help": help, "metavar": metavar, "choices": choices, "setting": setting}
     if default_factory is not MISSING:
         return field(default_factory=default_factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -76,30 +83,30 @@ def flag_of(name: str) -> str:
 class RunOptions:
     """How to run the program: everything one run of it needs, and nothing about a failure."""
 
-    backend: str = option("runner", flag="--backend",
+    backend: str = option("runner", flag="--backend", choices=BACKENDS,
                           help="runner: warm fork server (fast, default); subproc: fresh interpreter per candidate; "
                                "ray: on a Ray cluster's workers (pip install 'autodd-lsp[ray]')")
-    timeout: float = option(60.0, flag="--timeout",
+    timeout: float = option(60.0, flag="--timeout", metavar="SEC",
                             help="the most one candidate may run, in seconds (default 60)")
     # Candidates run at once; None: one per GPU given (`gpus`), with `ray` one per slot of
     # the cluster (resolved when the run connects), else 1.
-    jobs: int | None = option(None, flag="-j/--jobs",
+    jobs: int | None = option(None, flag="-j/--jobs", metavar="N",
                               help="candidates run in parallel (default 1; with --gpus one per GPU, with --backend "
                                    "ray one per GPU of the cluster, else per CPU); the result is the same for any N")
-    python: str = option(default_factory=lambda: sys.executable, flag="--python",
+    python: str = option(default_factory=lambda: sys.executable, flag="--python", metavar="PATH", setting="interpreter",
                          help="interpreter that runs candidates (default: the one running autodd)")
     cwd: str | None = None  # working directory of candidates; None: the caller's
     output_limit: int = 8 * 1024 * 1024  # bytes kept per stream (head and tail)
     # A pytest test in the source file to run instead of the file as a script: its node id inside
     # the file ("test_x", "test_x[64-float16]", "TestK::test_x"); see engine/pytest_target.py.
-    test: str = ""
+    test: str = option("", setting="test")  # the CLI takes it from SOURCE (FILE.py::test)
     # GPUs the local backends pin, one per running program (execution/gpus.py): "" none,
     # "auto" (those CUDA_VISIBLE_DEVICES or the driver shows), or ids "0,1,3".
-    gpus: str = option("", flag="--gpus",
+    gpus: str = option("", flag="--gpus", metavar="IDS",
                        help="GPUs to pin, e.g. 0,1,2,3 or auto (those CUDA_VISIBLE_DEVICES or the driver shows): "
                             "each run of the program sees exactly one of them, never one another run is using")
     # The Ray cluster of `backend="ray"` (execution/ray_backend.py); "": RAY_ADDRESS, else a local one.
-    ray_address: str = option("", flag="--ray-address",
+    ray_address: str = option("", flag="--ray-address", metavar="ADDRESS",
                               help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray "
                                    "started for the run)")
     gpu_ids: tuple[str, ...] = field(init=False, default=(), compare=False, repr=False)
@@ -159,7 +166,7 @@ class ReduceOptions(RunOptions):
     # `err_msg` (the message kind). Exactly one of the two; `spec` is the one given.
     err_msg: str = ""
     failure: FailureSpec | None = None
-    match: str = option("same", flag="--match",
+    match: str = option("same", flag="--match", choices=MATCH_RULES,
                         help="same: the original's failure line from the same place (default); "
                              "substring: the message anywhere in the output")
     # Write the program's own modules into the reproducer (autodd_lsp.inlining).
@@ -168,7 +175,7 @@ class ReduceOptions(RunOptions):
                                        "(the reduction then stays in SOURCE; the result needs those modules beside it)")
     # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
     # (two runs; flaky.DEFAULT_RUNS when they disagree).
-    repeat: int = option(0, flag="--repeat",
+    repeat: int = option(0, flag="--repeat", metavar="N",
                          help="run the original N times to measure how often it fails (default: twice, "
                               f"and {DEFAULT_RUNS} times when only one of those fails); an intermittent failure "
                               "is reduced to one that fails about as often, and the result is re-run N times")
@@ -192,17 +199,43 @@ class ReduceOptions(RunOptions):
         ):
             raise OptionError("repeat", "{name} must be 0 (automatic) or a number of runs from 2 to {most}, got {value}",
                               value=self.repeat, most=MAX_REPEAT)
-        if self.test and self.spec.kind == "exit-code":
-            raise UsageError("--exit-code cannot be kept for a pytest test (pytest exits with 1 for any failed "
-                             "test): give its message with --err-msg or --err-regex")
+        if self.test and self.spec.rules.test_problem:
+            raise UsageError(self.spec.rules.test_problem)
 
 
-def option_default(name: str) -> Any:
-    """The default of a ReduceOptions field, as the CLI's parser shows it."""
-    f = _field(name)
-    return f.default_factory() if f.default_factory is not MISSING else f.default
+@dataclass(frozen=True)
+class EngineOption:
+    """One option a person sets (a flag, a setting or both), as the front ends derive it."""
+
+    field: str  # the ReduceOptions field
+    flags: tuple[str, ...]  # ("-j", "--jobs"); () when only the server sets it
+    setting: str  # the server's key ("interpreter"); "" when only the command line sets it
+    type: type  # bool, int, float or str
+    default: Any
+    help: str
+    metavar: str
+    choices: tuple[str, ...]
+    negated: bool = False  # a boolean that its flag and setting turn off (--keep-imports: inline_modules)
 
 
-def option_help(name: str) -> str:
-    """The help text of a ReduceOptions field, as the CLI's parser shows it."""
-    return _field(name).metadata.get("help", "")
+def engine_options() -> list[EngineOption]:
+    """The ReduceOptions fields a person sets, in field order, with what each front end needs."""
+    hints = typing.get_type_hints(ReduceOptions)
+    found = []
+    for f in fields(ReduceOptions):
+        flag, setting = f.metadata.get("flag", ""), f.metadata.get("setting", "")
+        if not (flag or setting):
+            continue
+        flags = tuple(flag.split("/")) if flag else ()
+        hint = hints[f.name]
+        if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:  # `int | None`
+            hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        if not setting:
+            words = flags[-1].lstrip("-").split("-")
+            setting = words[0] + "".join(word.capitalize() for word in words[1:])
+        found.append(EngineOption(
+            f.name, flags, setting, hint, default, f.metadata["help"], f.metadata["metavar"], f.metadata["choices"],
+            negated=hint is bool and default is True,
+        ))
+    return found

@@ -37,7 +37,6 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.engine.flaky import (
     DEFAULT_RUNS,
     MARGIN,
@@ -46,7 +45,7 @@ from autodd_lsp.engine.flaky import (
     RateTest,
 )
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
-from autodd_lsp.engine.judge import KIND_ENV, Judge, failure_observer, failure_oracle
+from autodd_lsp.engine.judge import Judge, failure_observer, failure_oracle
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.person import (
     Kept,
@@ -63,7 +62,6 @@ from autodd_lsp.engine.protection import (
     respects_frozen,
 )
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
-from autodd_lsp.engine.signature import output_tail
 from autodd_lsp.execution import (
     SCRIPT,
     Backend,
@@ -81,6 +79,7 @@ from autodd_lsp.inlining import (
     inline_conftests,
     inline_local_modules,
 )
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.degenerate import degenerate_values
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import (
@@ -325,10 +324,8 @@ class Reduction:
             not_run = self._pytest.not_run_reason(last) if self._pytest else None
             if not_run:
                 raise NotReproducible(not_run, output_tail(last.output, max_lines=15))
-            if spec.kind == "message":
-                reason = _not_reproduced_reason(str(spec.value), last, len(runs), hint=not options.repeat)
-            else:
-                reason = failure_oracle(spec, last, text, timeout).why_not(last, timeout)
+            reason = spec.rules.not_reproduced(spec.value, failure_oracle(spec, last, text, timeout), last,
+                                               len(runs), timeout, hint=not options.repeat)
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
         self._oracle = oracle
         self._observer = failure_observer(
@@ -343,7 +340,7 @@ class Reduction:
             self._oracle = oracle
             runs, first_index, text = [result], 0, self.original_text
             self._original_observation = first
-        self._rule = _base_rule(spec, oracle, options.match, first)
+        self._rule = spec.rules.rule(oracle, options.match, first)
 
         def shows(result: RunResult) -> bool:
             return not result.cancelled and oracle.accepts(result, text)
@@ -352,8 +349,8 @@ class Reduction:
         # The recording run starts a fresh interpreter and runs slower, instrumented; passes wait for it.
         self._record_timeout = min(timeout, max(RECORD_TIMEOUT_FLOOR, 10.0 * first_run.duration))
         rate_test, timeout_rejects = None, True
-        if spec.kind == "hang":
-            # A candidate hangs if it runs past the limit the original ran past (see oracle/hang.py).
+        if spec.rules.runs_to_the_limit:
+            # A candidate hangs if it runs past the limit the original ran past (see oracle/timeout.py).
             judge, candidate_timeout = Judge(oracle, None, degenerate_values(self._tree)), timeout
         else:
             # A second run: is the failure line stable, and how long does a warm run take?
@@ -524,13 +521,13 @@ class Reduction:
             seen = self._observer.observations(again.output, self.original_text)
             second = next((o for o in reversed(seen) if o.normalized == first.normalized), seen[-1] if seen else None)
         same_line, same_place = stable(first, second)
-        message = self._spec.kind == "message"
-        kept = "" if message else self._kind_rule.describe() + "; "
+        rules = self._spec.rules
+        kept = rules.rule_prefix(self._kind_rule)
         if not same_line:
-            loose = "message substring" if message else self._kind_rule.describe()
+            loose = rules.loose_rule(self._kind_rule)
             self._rule = f"{loose} (the original's failure line differs between runs)"
             shown = second.line.strip() if second else "no failure line"
-            alone = "the message alone" if message else f"{loose!r} alone"
+            alone = "the message alone" if not kept else f"{loose!r} alone"
             self._emit(Notice(
                 f"the original's failure line differs between two runs ({first.line.strip()!r}, then {shown!r}); "
                 f"candidates are judged by {alone}"
@@ -565,7 +562,7 @@ class Reduction:
         nothing else. Values serve failures that an operation raises in a
         traceback (library code, a subscript, a call).
         """
-        if self._spec.kind in ("crash", "hang"):
+        if not self._spec.rules.records_values:
             return False  # a killed program records nothing (record_main.py writes its records at exit)
         if self._pytest:
             return False  # the recording run runs a script: a test file's test would not run there
@@ -958,7 +955,7 @@ class Reduction:
 
     def _extra_env(self) -> dict[str, str]:
         """What candidates' environment gets beyond the user's: the kind's, a test's."""
-        return {**KIND_ENV.get(self._spec.kind, {}), **(PYTEST_ENV if self._pytest else {})}
+        return {**self._spec.rules.env, **(PYTEST_ENV if self._pytest else {})}
 
     def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None) -> Backend:
         """A backend that runs each text in a fresh interpreter, exactly as a user will (by default
@@ -1097,27 +1094,3 @@ def _check_annotations(text: str, path: str) -> None:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise UsageError(f"{path}:{first.line}:{first.start_col + 1}: {first.message}{more}")
-
-
-def _not_reproduced_reason(message: str, result: RunResult, runs: int = 1, hint: bool = False) -> str:
-    last = "timed out" if result.timed_out else f"exit status {result.returncode}"
-    if runs > 1:
-        return f"the original program did not print {message!r} in any of its {runs} runs (the last: {last})"
-    if result.timed_out:
-        reason = f"the original program timed out without printing {message!r}"
-    else:
-        reason = f"the original program does not print {message!r} ({last})"
-    return reason + ("; if it fails only sometimes, --repeat N runs it N times" if hint else "")
-
-
-def _base_rule(spec: FailureSpec, oracle: Oracle, match: str, first: Observation | None) -> str:
-    """How candidates are judged, in words: what is kept and, by default, the same failure line's rule."""
-    if spec.kind == "message":
-        return "message substring" if match == "substring" else "same failure line, same place"
-    kept = oracle.describe()
-    if match == "substring" or first is None:
-        return kept  # nothing more to compare: no failure line (a hang, a crash without a dump, a bare exit)
-    if first.place is None:
-        return f"{kept}; same failure line"
-    return f"{kept}; same failure line, same place"
-

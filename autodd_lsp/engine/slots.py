@@ -53,7 +53,7 @@ class JobSlots:
         if beside is not None:
             sweep_stale_slots(beside)
             try:
-                self._claim(os.path.join(beside, self._hidden_name("probe")))
+                self._claim(os.path.join(beside, self._hidden_name("check")))
                 self.folder = beside
             except OSError as error:
                 self.fallback_reason = f"{beside} is not writable ({error.strerror or error})"

@@ -5,10 +5,10 @@ attributes (the execution layer's `RunResult` is one). Each kind of failure to
 keep has its own module, one class each, with the same few members:
 
     message     failure.py      FailureOracle   --err-msg: the text, for real
-    regex       regex.py        RegexOracle     --err-regex: a line matching, for real
+    regex       regex_match.py  RegexOracle     --err-regex: a line matching, for real
     crash       signals.py      CrashOracle     --crash: killed by the original's signal
     exit-code   exit_status.py  ExitStatusOracle --exit-code: that exit status
-    hang        hang.py         HangOracle      --hang: runs past the limit
+    hang        timeout.py      HangOracle      --hang: runs past the limit
 
     reproduced_by_original   the original's run shows the failure
     why_not(run, timeout)    what the original did instead, in one line

@@ -9,8 +9,8 @@ Both take the engine's `Summary` of a finished run, the source's and the
 reproducer's paths (only their names and the source's folder are used), the
 message and the run's `ReduceOptions` (`python`: the interpreter whose
 environment the report describes; `timeout`), and return text; they write
-nothing. `bug_report` runs one short probe with `options.python`
-(`bugreport.probe_environment`); `regression_test` runs nothing. Front-end
+nothing. `bug_report` runs one short environment query with `options.python`
+(`bugreport.query_environment`); `regression_test` runs nothing. Front-end
 independent: the CLI (`--report`, `--emit-test`) and the language server
 (`autodd.writeReport`, `autodd.writeTest`) only choose the paths and write.
 """
@@ -24,7 +24,7 @@ from autodd_lsp.report.bugreport import (
     Package,
     bug_report,
     imported_modules,
-    probe_environment,
+    query_environment,
 )
 from autodd_lsp.report.regression import regression_test
 
@@ -49,6 +49,6 @@ __all__ = [
     "default_report_path",
     "default_test_path",
     "imported_modules",
-    "probe_environment",
+    "query_environment",
     "regression_test",
 ]

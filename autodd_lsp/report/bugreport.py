@@ -1,6 +1,6 @@
 """The bug report: a Markdown page with what a maintainer needs to act on a reproducer.
 
-    environment = probe_environment(summary.text, options.python, folder)
+    environment = query_environment(summary.text, options.python, folder)
     text = bug_report(summary, source_path, output_path, err_msg, options, environment=environment)
 
 `bug_report` returns the page (it never writes a file; the front ends write it
@@ -20,10 +20,10 @@ with `autodd_lsp.files.atomic_write`):
   final re-run reproduced.
 
 The environment is that of the interpreter that ran the candidates
-(`options.python`), not the one running AutoDD: `probe_environment` runs a small
-script with it (one run, at most PROBE_TIMEOUT_S seconds; importing torch is
+(`options.python`), not the one running AutoDD: `query_environment` runs a small
+script with it (one run, at most QUERY_TIMEOUT_S seconds; importing torch is
 part of it when the reproducer imports torch). When `environment` is not given,
-`bug_report` probes itself. A probe that fails never raises: the page says what
+`bug_report` queries it itself. A query that fails never raises: the page says what
 could not be determined and why.
 """
 
@@ -40,11 +40,10 @@ from dataclasses import dataclass, field
 from autodd_lsp import __version__
 from autodd_lsp.engine import ReduceOptions, Summary
 from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.oracle.signals import signal_name
 from autodd_lsp.shell import shell_word
 from autodd_lsp.syntax.parsing import parse
 
-PROBE_TIMEOUT_S = 60.0
+QUERY_TIMEOUT_S = 60.0
 NOT_RECORDED = "(not recorded)"
 # Reproducers importing one of these run on torch: the GPU is what torch sees.
 GPU_PACKAGES = ("torch", "tilelang")
@@ -54,7 +53,7 @@ _MARKER = "AUTODD-ENVIRONMENT:"
 # top-level module names]. Prints one line, _MARKER + JSON, last. It imports
 # nothing of the program except torch (for its CUDA build and device), and finds
 # the other modules without importing them.
-_PROBE = r"""
+_QUERY = r"""
 import json, platform, sys
 folder, names = sys.argv[1], json.loads(sys.argv[2])
 info = {"python": platform.python_version(), "implementation": platform.python_implementation(),
@@ -111,7 +110,7 @@ if any(name in names for name in %(gpu)r):
         info["torch"] = {"error": "%%s: %%s" %% (type(error).__name__, error)}
 sys.stdout.flush()
 sys.stdout.write("\n" + %(marker)r + json.dumps(info) + "\n")
-""" % {"gpu": GPU_PACKAGES, "marker": _MARKER}  # noqa: UP031 - the probe is all braces: %-substitution keeps it readable
+""" % {"gpu": GPU_PACKAGES, "marker": _MARKER}  # noqa: UP031 - the query is all braces: %-substitution keeps it readable
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ class Package:
 
 @dataclass(frozen=True)
 class Environment:
-    """What the candidate interpreter reports; `error` says why a probe told nothing."""
+    """What the candidate interpreter reports; `error` says why the query told nothing."""
 
     python: str = ""
     implementation: str = ""
@@ -194,22 +193,22 @@ def imported_modules(text: str) -> list[str]:
     return found
 
 
-def probe_environment(text: str, python: str, folder: str, timeout: float = PROBE_TIMEOUT_S) -> Environment:
+def query_environment(text: str, python: str, folder: str, timeout: float = QUERY_TIMEOUT_S) -> Environment:
     """Ask `python` for its version and the packages behind the imports of `text`.
 
     `folder` is where the program's own modules live (the source's folder); the
-    probe runs from an empty temporary folder, so a file of the program cannot
-    shadow a module the probe itself needs.
+    query runs from an empty temporary folder, so a file of the program cannot
+    shadow a module the query itself needs.
     """
     imports = tuple(imported_modules(text))
     try:
         with tempfile.TemporaryDirectory(prefix=f"autodd-{os.getpid()}-env-") as scratch:
             done = subprocess.run(
-                [python, "-c", _PROBE, os.path.abspath(folder), json.dumps(list(imports))],
+                [python, "-c", _QUERY, os.path.abspath(folder), json.dumps(list(imports))],
                 cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
             )
     except subprocess.TimeoutExpired:
-        return Environment(error=f"the probe of {python} did not finish in {timeout:g} s", imports=imports)
+        return Environment(error=f"the environment query of {python} did not finish in {timeout:g} s", imports=imports)
     except OSError as error:
         return Environment(error=f"cannot run {python}: {error.strerror or error}", imports=imports)
     lines = done.stdout.decode("utf-8", "replace").splitlines()
@@ -217,7 +216,7 @@ def probe_environment(text: str, python: str, folder: str, timeout: float = PROB
     if answer is None:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = said[-1] if said else f"exit status {done.returncode}"
-        return Environment(error=f"the probe of {python} failed: {why}", imports=imports)
+        return Environment(error=f"the environment query of {python} failed: {why}", imports=imports)
     info = json.loads(answer[len(_MARKER):])
     packages = tuple(
         Package(p["name"], tuple((d, v) for d, v in p["distributions"]), p.get("where", "")) for p in info["packages"]
@@ -243,21 +242,17 @@ def bug_report(
 ) -> str:
     """The Markdown report of a finished reduction (see the module docstring)."""
     if environment is None:
-        environment = probe_environment(summary.text, options.python, os.path.dirname(os.path.abspath(source_path)))
+        environment = query_environment(summary.text, options.python, os.path.dirname(os.path.abspath(source_path)))
     source_name, output_name = os.path.basename(source_path), os.path.basename(output_path)
-    spec = FailureSpec.message(err_msg) if err_msg else options.spec
-    if spec.kind == "crash" and spec.value is None and summary.signal is not None:
-        spec = FailureSpec.crash(signal_name(summary.signal))  # any signal was asked for: name the one kept
+    spec = (FailureSpec.message(err_msg) if err_msg else options.spec).kept(summary.signal)
+    kind = spec.rules
     # With a crash, Python's faulthandler shows where it happened.
-    run_command = f"python {'-X faulthandler ' if spec.kind == 'crash' else ''}{shell_word(output_name)}"
+    run_command = f"python {kind.run_flags}{shell_word(output_name)}"
     if options.test:  # a pytest test: the command a user types (engine/pytest_target.py)
         run_command = f"python -m pytest {shell_word(f'{output_name}::{options.test}')}"
-    if spec.kind == "message":
-        failure_lines = [f"The line showing {_inline(err_msg)}:", ""]
-    elif summary.original_failure_line or summary.final_failure_line:
-        failure_lines = [f"It {spec.sentence(options.timeout)}; the line showing its failure:", ""]
-    else:
-        failure_lines = [f"It {spec.sentence(options.timeout)}; it shows no failure line of its own."]
+    has_line = bool(summary.original_failure_line or summary.final_failure_line)
+    intro, lines_follow = kind.report_failure(spec.value, options.timeout, has_line, _inline)
+    failure_lines = [intro, ""] if lines_follow else [intro]
     original_line = summary.original_failure_line or NOT_RECORDED
     final_line = summary.final_failure_line or NOT_RECORDED
     o, f, s = summary.original, summary.final, summary.stats
@@ -271,7 +266,7 @@ def bug_report(
         "# Bug report",
         "",
         f"{_inline(output_name)} ({_lines(f.lines)}) fails like {_inline(source_name)} ({_lines(o.lines)}): "
-        f"{_shows(summary, spec, options.timeout)}",
+        f"{kind.report_shows(spec.value, options.timeout, summary.final_failure_line or summary.original_failure_line, _inline)}",
         "",
         "## Reproducer",
         "",
@@ -322,13 +317,6 @@ def _rate_lines(summary: Summary) -> list[str]:
 
 def _lines(count: int) -> str:
     return f"{count} non-blank line" if count == 1 else f"{count} non-blank lines"
-
-
-def _shows(summary: Summary, spec: FailureSpec, timeout: float) -> str:
-    line = summary.final_failure_line or summary.original_failure_line
-    if spec.kind == "message":
-        return f"it shows {_inline(line)}." if line else f"it prints {_inline(str(spec.value))}."
-    return f"it {spec.sentence(timeout)}" + (f", showing {_inline(line)}." if line else ".")
 
 
 def _environment_lines(environment: Environment) -> list[str]:

@@ -42,12 +42,11 @@ from autodd_lsp.engine import (
     Stats,
     Summary,
     UsageError,
+    ask_failure,
     output_tail,
-    probe,
-    suggest_err_msgs,
-    suggest_kinds,
 )
 from autodd_lsp.files import atomic_write, beside_output_path
+from autodd_lsp.kinds import one_of
 from autodd_lsp.server.person_lsp import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
@@ -56,7 +55,12 @@ from autodd_lsp.server.progress import (
     size_dict,
     structured_progress,
 )
-from autodd_lsp.server.request import MinimizeRequest, MinimizeSettings, RunError
+from autodd_lsp.server.request import (
+    MinimizeRequest,
+    MinimizeSettings,
+    RunError,
+    failure_fields,
+)
 from autodd_lsp.server.stream import DocumentStream
 
 logger = logging.getLogger(__name__)
@@ -78,7 +82,6 @@ class FinishedRun:
     summary: Summary
     source_path: str
     output_path: str
-    err_msg: str
     options: ReduceOptions
     reduction: Reduction | None = None  # what the run learned (hover) and its oracle ("Try without this line")
 
@@ -126,7 +129,7 @@ class MinimizeRun:
         self.finished: FinishedRun | None = None  # set when the run finished (not stopped)
         self.stream: DocumentStream | None = None
         self.reduction: Reduction | None = None
-        self.cancel_event = threading.Event()  # stops a probe
+        self.cancel_event = threading.Event()  # stops the trial run
         self.stop_reason: str | None = None
         self._original: Size | None = None
         self._size: Size | None = None
@@ -210,22 +213,24 @@ class MinimizeRun:
     async def _ask_for_failure(self) -> FailureSpec | None:
         self.progress.report("running the program once to see how it fails")
         text = None if self.source.saved else self.source.text
-        options = self.options.probe_options()
-        result = await self.in_thread(
-            lambda: probe(self.source.path, options, text=text, cancel=self.cancel_event)
+        options = self.options.trial_options()
+        question = await self.in_thread(
+            lambda: ask_failure(self.source.path, options, text=text, cancel=self.cancel_event)
         )
         if self.cancelled:
             return None
-        messages = suggest_err_msgs(result.output, result.returncode)
+        run = question.run
+        if question.not_run is not None:
+            raise RunError(question.not_run)
         # A choice's title is what the person sees: the message itself, or the failure without one in words.
-        choices = {message: FailureSpec.message(message) for message in messages}
-        for spec in suggest_kinds(result, with_messages=bool(messages)):
-            choices.setdefault(spec.describe(options.timeout), spec)
+        choices: dict[str, FailureSpec] = {}
+        for choice in question.choices:
+            choices.setdefault(choice.title, choice.spec)
         if not choices:
             raise RunError(
-                f"the program did not fail (exit code {result.returncode}); "
-                "give the failure to keep (errMsg, errRegex, crash, exitCode or hang). Its output ends with:\n"
-                + output_tail(result.output, max_lines=10)
+                f"the program did not fail (exit code {run.returncode}); "
+                f"give the failure to keep ({one_of(failure_fields())}). Its output ends with:\n"
+                + output_tail(run.output, max_lines=10)
             )
         self.progress.report("waiting for the failure to keep")
         # A request of its own, answered whenever the person answers: nothing waits on autodd.minimize.
@@ -397,12 +402,8 @@ class MinimizeRun:
         message = summary.describe()
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
-        if not summary.cancelled:
-            spec = options.spec
-            self.finished = FinishedRun(
-                summary, self.source.path, self.output_path, str(spec.value) if spec.kind == "message" else "", options,
-                self.reduction,
-            )
+        if not summary.cancelled:  # the failure kept is options.spec, for a report or a test
+            self.finished = FinishedRun(summary, self.source.path, self.output_path, options, self.reduction)
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
 
     # -- results -----------------------------------------------------------------

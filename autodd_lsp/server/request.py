@@ -2,28 +2,32 @@
 
 The command's one object argument (and the client's "autodd" configuration,
 which has the same keys) become engine options here and nowhere else:
-`ENGINE_OPTIONS` maps each client key to a `ReduceOptions` field, values are
-checked against that field's type, the defaults are `ReduceOptions`' own, and
-`ReduceOptions.validate` judges the result. A new engine option is one line in
-`ENGINE_OPTIONS`. Everything here is pure: no I/O, no user code.
+`ENGINE_OPTIONS` maps each client key to a `ReduceOptions` field (derived from
+the engine's options model, `engine_options()`), values are checked against
+that field's type, the defaults are `ReduceOptions`' own, and
+`ReduceOptions.validate` judges the result. The failure to keep is one of the
+registered kinds' arguments (`autodd_lsp.kinds`: `errMsg`, `errRegex`, ...).
+Neither list is written here: a new engine option or kind of failure needs no
+line in this module. Everything here is pure: no I/O, no user code.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import types as pytypes
-import typing
 from dataclasses import dataclass, field, replace
 
 from autodd_lsp.engine import (
+    EngineOption,
     FailureSpec,
     OptionError,
     ReduceOptions,
     RunOptions,
     UsageError,
+    engine_options,
 )
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.kinds import KINDS
 
 SECTION = "autodd"  # the workspace/configuration section
 OUTPUTS = ("beside", "inPlace")
@@ -34,30 +38,15 @@ class RunError(Exception):
     """A run cannot start or go on; the message (one line) is for the person."""
 
 
-@dataclass(frozen=True)
-class EngineOption:
-    """One client key that sets a ReduceOptions field; `negate` for a boolean spelled the other way."""
-
-    field: str
-    negate: bool = False
-
-
-# The client's key -> the ReduceOptions field it sets. Adding an engine option is one line here.
+# The client's key -> the ReduceOptions field it sets: the engine's options model's settings.
 ENGINE_OPTIONS: dict[str, EngineOption] = {
-    "backend": EngineOption("backend"),
-    "timeout": EngineOption("timeout"),
-    "jobs": EngineOption("jobs"),
-    "interpreter": EngineOption("python"),
-    "match": EngineOption("match"),
-    "repeat": EngineOption("repeat"),
-    "keepImports": EngineOption("inline_modules", negate=True),
-    "test": EngineOption("test"),  # a pytest node id inside the file: reduce that failing test
-    "gpus": EngineOption("gpus"),  # "", "auto" or "0,1": one GPU per running program
-    "rayAddress": EngineOption("ray_address"),  # with backend "ray": the cluster ("" RAY_ADDRESS or a local one)
+    option.setting: option for option in engine_options() if option.setting
 }
 
-# autodd.minimize's arguments that name the failure to keep, as the CLI's flags do.
-FAILURE_ARGUMENTS = ("errMsg", "errRegex", "crash", "exitCode", "hang")
+
+def failure_fields() -> list[str]:
+    """autodd.minimize's arguments that name the failure to keep, one per kind (as the CLI's flags)."""
+    return [kind.field for kind in KINDS.values()]
 
 
 @dataclass(frozen=True)
@@ -83,8 +72,8 @@ class MinimizeSettings:
     def with_failure(self, failure: FailureSpec) -> ReduceOptions:
         return replace(self.reduce, err_msg="", failure=failure)
 
-    def probe_options(self) -> RunOptions:
-        """The options of one plain run of the program (autodd_lsp.engine.probe)."""
+    def trial_options(self) -> RunOptions:
+        """The options of one trial run of the program (autodd_lsp.engine.trial)."""
         return self.reduce.run_options()
 
 
@@ -147,14 +136,13 @@ def as_argument(args: tuple) -> dict:
 
 def parse_layer(values: dict) -> Layer:
     """The engine options and the output that `values` set (absent, null or "": not set)."""
-    hints = typing.get_type_hints(ReduceOptions)
     engine = {}
     for key, option in ENGINE_OPTIONS.items():
         value = values.get(key)
         if value is None or value == "":
             continue
-        value = _as_type(key, value, hints[option.field])
-        engine[option.field] = (not value) if option.negate else value
+        value = _as_type(key, value, option.type)
+        engine[option.field] = (not value) if option.negated else value
     output = values.get("output")
     if output in (None, ""):
         output = None
@@ -164,9 +152,7 @@ def parse_layer(values: dict) -> Layer:
 
 
 def _as_type(name: str, value, hint):
-    """`value` as the field's type (str, int, float, bool, or one of them or None); RunError names `name`."""
-    if isinstance(hint, pytypes.UnionType) or typing.get_origin(hint) is typing.Union:
-        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    """`value` as the field's type (str, int, float or bool); RunError names `name`."""
     if hint is bool:
         if not isinstance(value, bool):
             raise RunError(f"{name} must be true or false, got {value!r}")
@@ -205,53 +191,29 @@ def annotation_problem(text: str) -> str | None:
 
 
 def failure_from_arguments(args: dict) -> FailureSpec | None:
-    """The failure `args` ask to keep (at most one of FAILURE_ARGUMENTS); None: ask the person.
+    """The failure `args` ask to keep (at most one of `failure_fields()`); None: ask the person.
 
-    errMsg / errRegex: a string; crash: true (any signal) or a signal's name ("SIGSEGV");
-    exitCode: a whole number; hang: true. An absent, null, false or "" one is not given.
+    Each kind reads its own argument (errMsg / errRegex: a string; crash: true or a signal's
+    name; exitCode: a whole number; hang: true). An absent, null, false or "" one is not given.
     """
-    given = [name for name in FAILURE_ARGUMENTS if args.get(name) not in (None, False, "")]
+    given = [kind for kind in KINDS.values() if _given(args.get(kind.field))]
     if len(given) > 1:
-        raise RunError(f"give one failure to keep ({', '.join(FAILURE_ARGUMENTS)}), not {' and '.join(given)}")
+        named = " and ".join(kind.field for kind in given)
+        raise RunError(f"give one failure to keep ({', '.join(failure_fields())}), not {named}")
     if not given:
         return None
-    name, value = given[0], args[given[0]]
-    if name in ("errMsg", "errRegex"):
-        if not isinstance(value, str):
-            raise RunError(f"{name} must be a string")
-        spec = FailureSpec.message(value) if name == "errMsg" else FailureSpec.regex(value)
-    elif name == "crash":
-        if value is True:
-            spec = FailureSpec.crash()
-        elif isinstance(value, str):
-            spec = FailureSpec.crash(None if value.lower() == "any" else value)
-        else:
-            raise RunError("crash must be true (any signal) or a signal's name such as \"SIGSEGV\"")
-    elif name == "exitCode":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-            raise RunError(f"exitCode must be a whole number, got {value!r}")
-        spec = FailureSpec.exit_code(int(value))
-    else:
-        if value is not True:
-            raise RunError("hang must be true")
-        spec = FailureSpec.hang()
+    kind = given[0]
     try:
-        spec.validate()
+        spec = FailureSpec(kind.name, kind.from_request(args[kind.field]))
+    except ValueError as error:
+        raise RunError(str(error)) from None
+    try:
+        spec.validate(kind.field)
     except UsageError as error:
-        raise RunError(str(error).replace("--err-regex", "errRegex").replace("--crash", "crash")
-                       .replace("--exit-code", "exitCode")) from None
+        raise RunError(str(error)) from None
     return spec
 
 
-def failure_arguments(spec: FailureSpec) -> dict:
-    """The autodd.minimize arguments that ask for `spec` (the inverse of failure_from_arguments)."""
-    if spec.kind == "message":
-        return {"errMsg": spec.value}
-    if spec.kind == "regex":
-        return {"errRegex": spec.value}
-    if spec.kind == "crash":
-        return {"crash": True if spec.value is None else str(spec.value)}
-    if spec.kind == "exit-code":
-        return {"exitCode": spec.value}
-    return {"hang": True}
-
+def _given(value) -> bool:
+    """Whether a failure argument is given: not absent, null, false or "" (0 is given: `exitCode: 0` is refused)."""
+    return not (value is None or value is False or (isinstance(value, str) and value == ""))

@@ -1,4 +1,4 @@
-"""All the server's minimization runs and probes, by document (at most one run per document).
+"""All the server's minimization runs and trial runs, by document (at most one minimization per document).
 
 `minimize` parses the request, reads the settings, refuses what cannot start
 (a bad argument, a run already going for the document, freeze-annotation
@@ -27,11 +27,10 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from autodd_lsp.engine import (
     CancelEvent,
+    FailureQuestion,
     UsageError,
+    ask_failure,
     output_tail,
-    probe,
-    suggest_err_msgs,
-    suggest_kinds,
     without_line,
 )
 from autodd_lsp.files import atomic_write, read_python_source, writable_problem
@@ -50,7 +49,6 @@ from autodd_lsp.server.request import (
     RunError,
     annotation_problem,
     as_argument,
-    failure_arguments,
 )
 from autodd_lsp.server.stream import same_text
 
@@ -68,13 +66,14 @@ CONFIGURATION_TIMEOUT_S = 5.0
 
 
 class Minimizer:
-    """The server's runs and probes, by document."""
+    """The server's runs and trial runs, by document."""
 
     def __init__(self, server) -> None:
         self.server = server
         self.runs: dict[str, MinimizeRun] = {}  # source uri -> its run under way
         self.finished: dict[str, FinishedRun] = {}  # uri -> its last run that finished
-        self.probes: set[threading.Event | CancelEvent] = set()
+        # What stops each one-off run under way (a trial run, "Try without this line").
+        self.one_off_runs: set[threading.Event | CancelEvent] = set()
         self.executor = ThreadPoolExecutor(thread_name_prefix="autodd-run")
         self._working: set[concurrent.futures.Future] = set()
         self._run_tasks: set[asyncio.Future] = set()
@@ -114,22 +113,11 @@ class Minimizer:
             request = MinimizeRequest.parse(args)  # the same options as autodd.minimize's
             self._refuse_annotation_errors(source)  # as autodd.minimize would: before anything runs
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
-            result = await self.run_probe(source, options, threading.Event())
+            question = await self.trial_question(source, options, threading.Event())
         except (RunError, UsageError) as error:
             self._show_error(str(error))
             return {"suggestions": [], "failures": [], "outputTail": "", "returncode": None, "error": str(error)}
-        suggestions = suggest_err_msgs(result.output, result.returncode)
-        return {
-            "suggestions": suggestions,
-            # Failures without a message the run shows (a signal, a hang, an exit status), with
-            # the autodd.minimize arguments that keep each.
-            "failures": [
-                {"title": spec.describe(options.reduce.timeout), "arguments": failure_arguments(spec)}
-                for spec in suggest_kinds(result, with_messages=bool(suggestions))
-            ],
-            "outputTail": output_tail(result.output),
-            "returncode": result.returncode,
-        }
+        return suggestions_reply(question)
 
     async def write_artifact(self, command: str, args: tuple) -> dict:
         """autodd.writeReport / autodd.writeTest {uri, path?}: describe the document's last finished run."""
@@ -144,7 +132,7 @@ class Minimizer:
                 raise RunError(NO_FINISHED_RUN)
             path = self._artifact_path(arguments.get("path"), run, default_path)
             text = await self.in_thread(
-                lambda: make(run.summary, run.source_path, run.output_path, run.err_msg, run.options)
+                lambda: make(run.summary, run.source_path, run.output_path, "", run.options)
             )
             await self.in_thread(lambda: atomic_write(path, text))
         except RunError as error:
@@ -205,14 +193,14 @@ class Minimizer:
             self._show_error(str(error))
             return {"ok": False, "message": str(error)}
         cancel = CancelEvent()
-        self.probes.add(cancel)
+        self.one_off_runs.add(cancel)
         try:
             verdict = await self.in_thread(lambda: reduction.try_text(candidate, cancel))
         except UsageError as error:
             self._show_error(str(error))
             return {"ok": False, "message": str(error)}
         finally:
-            self.probes.discard(cancel)
+            self.one_off_runs.discard(cancel)
         message = without_message(verdict.outcome, verdict.interesting)
         self.server.publisher.note(uri, [line_diagnostic(
             run.summary.text, line, message, types.DiagnosticSeverity.Information, self.server.position_encoding,
@@ -224,7 +212,7 @@ class Minimizer:
         return {"ok": True, "interesting": verdict.interesting, "outcome": verdict.outcome}
 
     def cancel(self, args: tuple) -> dict:
-        """autodd.cancel [{uri}] or [{runId}]: that run; without either, every run (and probe)."""
+        """autodd.cancel [{uri}] or [{runId}]: that run; without either, every run (and one-off run)."""
         wanted = args[0] if args and isinstance(args[0], dict) else {}
         uri, run_id = wanted.get("uri"), wanted.get("runId")
         cancelled = [
@@ -234,7 +222,7 @@ class Minimizer:
         for u in cancelled:
             self.runs[u].cancel("cancelled")
         if uri is None and run_id is None:
-            for event in list(self.probes):
+            for event in list(self.one_off_runs):
                 event.set()
         return {"cancelled": cancelled}
 
@@ -243,7 +231,7 @@ class Minimizer:
     def cancel_all(self, reason: str = "the server is shutting down") -> None:
         for run in list(self.runs.values()):
             run.cancel(reason)
-        for event in list(self.probes):
+        for event in list(self.one_off_runs):
             event.set()
 
     async def wait_all(self, timeout: float) -> None:
@@ -311,14 +299,16 @@ class Minimizer:
         first = values[0] if values else None
         return first if isinstance(first, dict) else {}
 
-    async def run_probe(self, source: SourceFile, options: MinimizeSettings, cancel: threading.Event):
-        probe_options = options.probe_options()
+    async def trial_question(self, source: SourceFile, options: MinimizeSettings, cancel: threading.Event
+                          ) -> FailureQuestion:
+        """The failure question of a trial run of `source` (its editor text when unsaved); `cancel` stops it."""
+        run_options = options.trial_options()
         text = None if source.saved else source.text
-        self.probes.add(cancel)
+        self.one_off_runs.add(cancel)
         try:
-            return await self.in_thread(lambda: probe(source.path, probe_options, text=text, cancel=cancel))
+            return await self.in_thread(lambda: ask_failure(source.path, run_options, text=text, cancel=cancel))
         finally:
-            self.probes.discard(cancel)
+            self.one_off_runs.discard(cancel)
 
     def working_folder(self, path: str) -> str:
         """Where candidates run: the workspace folder holding the file (as an editor's Run does), else its folder."""
@@ -335,3 +325,14 @@ class Minimizer:
 
     def _show_error(self, message: str) -> None:
         self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"AutoDD: {message}"))
+
+
+def suggestions_reply(question: FailureQuestion) -> dict:
+    """autodd.suggestErrMsg's reply (notes/server.md): the messages, the failures without one with the
+    autodd.minimize arguments that keep each, and the end of the trial run's output."""
+    return {
+        "suggestions": question.messages,
+        "failures": [{"title": choice.title, "arguments": choice.spec.arguments()} for choice in question.others],
+        "outputTail": output_tail(question.run.output),
+        "returncode": question.run.returncode,
+    }

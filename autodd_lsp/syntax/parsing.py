@@ -5,7 +5,7 @@ depth in interpreter state that all threads share (see CPython gh-106905, which
 its reporter saw in a threaded program): two threads parsing at once can fail
 with `SystemError: AST constructor recursion depth mismatch`; one CI run of
 tests/test_fidelity.py did. The engine parses in its main thread (passes) and in its job
-threads (freeze checks, degenerate values, probes) at the same time, so every
+threads (freeze checks, degenerate values, frozen-code probes) at the same time, so every
 parse in AutoDD goes through this lock. A parse takes milliseconds; the lock
 costs nothing measurable next to running candidates.
 """

@@ -53,7 +53,7 @@ export interface FrozenRegionsParams {
  */
 export type FailureArguments = Record<string, unknown>;
 
-/** A failure without a message the probe run showed (`killed by SIGSEGV`), with the arguments that keep it. */
+/** A failure without a message the trial run showed (`killed by SIGSEGV`), with the arguments that keep it. */
 export interface SuggestedFailure {
   title: string;
   arguments: FailureArguments;

@@ -8,17 +8,15 @@ that identify its failure, best first:
     shapes (3, 4) and (5,) not aligned                  the message without the type
     ...
 
-It is pure: it reads outputs and never runs anything (`engine/probe.py` runs the
-program once when a person asks for suggestions).
+It is pure: it reads outputs and never runs anything (`engine/trial.py` runs the
+program once when a person asks for suggestions; `engine/question.py` asks
+every kind, the message kind (`message.py`) asks this). `output_tail` is the end
+of an output, for a person to read.
 """
 
 from __future__ import annotations
 
 import re
-
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.oracle.run import Run
-from autodd_lsp.oracle.signals import signal_name
 
 MAX_SUGGESTIONS = 4
 # A stable prefix shorter than this says too little to be worth offering.
@@ -60,22 +58,6 @@ def suggest_err_msgs(output: str, returncode: int | None = None) -> list[str]:
     if returncode not in (None, 0):
         last = next((line.strip() for line in reversed(lines) if line.strip()), "")
         return _unique([last, _stable_prefix(last)])
-    return []
-
-
-def suggest_kinds(result: Run, with_messages: bool = False) -> list[FailureSpec]:
-    """Failures without a message that a run shows: its signal, a hang, an exit status.
-
-    `result` is a run (returncode, timed_out). An exit status is offered when it is
-    not the 1 of an uncaught exception whose message is offered already.
-    """
-    code = result.returncode
-    if result.timed_out:
-        return [FailureSpec.hang()]
-    if code is not None and code < 0:
-        return [FailureSpec.crash(signal_name(-code))]
-    if code is not None and code > 0 and not (code == 1 and with_messages):
-        return [FailureSpec.exit_code(code)]
     return []
 
 

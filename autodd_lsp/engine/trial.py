@@ -1,7 +1,9 @@
-"""One run of the program, as `python file.py` would run it: what a person asks for
-before choosing the failure to keep (`autodd SOURCE` without a failure, the
-editor's "suggest a message"). Both front ends use it; `signature.py` reads its
-output.
+"""The trial run: one run of the program, as `python file.py` would run it, outside any reduction.
+
+What a person asks for before choosing the failure to keep (`autodd SOURCE`
+without a failure, the editor's "suggest a message"): `engine/question.py`
+reads its run. Both front ends use it. ("Probe" is the frozen-code check's
+word, `frozen_probe.py`; this is not one.)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from autodd_lsp.execution import RunResult
 
 
-def probe(
+def trial_run(
     source_path: str,
     options: RunOptions,
     *,
@@ -33,7 +35,7 @@ def probe(
     `text`, when given, is run instead of the file's content (an editor's unsaved
     buffer); it runs from a hidden file beside the source, as reduction
     candidates do (engine/slots.py). A plain interpreter (`subproc`) is the default
-    backend: one run does not pay for a warm one. `options.err_msg` is not used. With
+    backend: one run does not pay for a warm one. The failure to keep is not used. With
     `options.test` the test runs under pytest, as the reduction's candidates do.
     """
     from autodd_lsp.execution import SCRIPT, create_backend
