@@ -90,7 +90,9 @@ export interface RunOptions {
 
 export interface MinimizeArgs extends RunOptions {
   uri: string;
-  /** The failure to keep (`errMsg`, `crash`, …), spread in as the server expects it. */
+  /** The failure's message, when the failure kept is one (`messageFailure`). */
+  errMsg?: string;
+  /** The failure to keep of any other kind (`crash`, `exitCode`, …), spread in as the server expects it. */
   [failureKey: string]: unknown;
   /** A pytest test in the file (node id: `test_x`, `TestK::test_x`) to reduce instead of the script. */
   test?: string;
