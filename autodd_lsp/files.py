@@ -51,9 +51,19 @@ def beside_output_path(source: str) -> str:
     return stem + ".min.py"
 
 
+_RESULTS_WRITTEN: set[str] = set()  # real paths of the results this process wrote (see `written_result`)
+
+
+def written_result(path: str) -> bool:
+    """Whether this process wrote `path` as a result (`atomic_write`): never a run's file to clean away
+    (engine/clean_runs.py)."""
+    return os.path.realpath(path) in _RESULTS_WRITTEN
+
+
 def atomic_write(path: str, text: str) -> None:
     """Write the Python source `text` (see `source_bytes`) to `path` through a temporary file and a rename."""
     folder = os.path.dirname(os.path.abspath(path))
+    _RESULTS_WRITTEN.add(os.path.realpath(path))
     handle, temp = tempfile.mkstemp(prefix=".autodd-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -105,13 +105,15 @@ flakylib.maybe_fail(period)
 
 
 @pytest.fixture
-def flaky(tmp_path, monkeypatch):
-    """Write flakylib beside the programs; return a function that starts a fresh set of counters."""
+def flaky(tmp_path, tmp_path_factory, monkeypatch):
+    """Write flakylib beside the programs; return a function that starts a fresh set of counters
+    (outside the program's folder: what runs write there is removed after each, engine/clean_runs.py)."""
     (tmp_path / "flakylib.py").write_text(FLAKYLIB)
     made: list[Path] = []
+    outside = tmp_path_factory.mktemp("counters")
 
     def fresh_counters():
-        folder = tmp_path / f"counters{len(made)}"
+        folder = outside / f"counters{len(made)}"
         folder.mkdir()
         made.append(folder)
         monkeypatch.setenv(COUNTERS, str(folder))

@@ -262,3 +262,58 @@ def test_cli_unreachable_cluster_is_a_one_line_error(tmp_path):
     assert "Traceback" not in done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("autodd: error:")]
     assert len(errors) == 1 and "cannot reach the Ray cluster at 127.0.0.1:1" in errors[0], done.stderr
+
+
+def test_raylets_killed_mid_run_the_drivers_own_too(tmp_path, no_strays):
+    """The hard way, on a cluster of its own: SIGKILL of a worker node's raylet, then of the
+    raylet this process is attached to (the cluster then counts this driver as dead and ends
+    every worker it owns). The run notices, connects again, reruns what was lost and gives
+    -j 1's result; a hang is a failure (a generous bound, not a speed goal)."""
+    if ray.is_initialized():
+        ray.shutdown()
+    made = Cluster(initialize_head=True, head_node_args=HEAD)
+    try:
+        for _ in range(3):
+            made.add_node(**WORKER)
+        made.wait_for_nodes()
+        marks = tmp_path / "marks"
+        marks.mkdir()
+        source = make_program(tmp_path / "project", marks)
+        _alone, sequential = reduce(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
+        runs_before = len(list(marks.glob("run-*")))
+        reduction = Reduction(source.read_text(), str(source), ReduceOptions(
+            err_msg="total overflow", cwd=str(source.parent), backend="ray", ray_address=made.address, jobs=3))
+        outcome: dict[str, Summary] = {}
+        worker = threading.Thread(target=lambda: outcome.setdefault("summary", reduction.run()), daemon=True)
+        worker.start()
+        killed: list[str] = []
+
+        def kill_after(runs: int, node) -> None:
+            while len(list(marks.glob("run-*"))) < runs_before + runs:
+                assert worker.is_alive()
+                time.sleep(0.05)
+            node.kill_raylet()
+            killed.append(node.node_id)
+
+        kill_after(5, min(made.worker_nodes, key=lambda node: node.node_id))  # runs: connected by now
+        driver_node = ray.get_runtime_context().get_node_id()
+        doomed = [node for node in [made.head_node, *made.worker_nodes] if node.node_id == driver_node]
+        if doomed[0].node_id in killed:  # this process was on the node just killed: another one
+            doomed = [node for node in made.worker_nodes if node.node_id not in killed]
+        kill_after(15, doomed[0])
+        worker.join(timeout=300)
+        if worker.is_alive():
+            reduction.cancel()
+            worker.join(timeout=30)
+            pytest.fail("the run made no progress after the raylets were killed")
+        summary = outcome["summary"]
+        backend = backend_of(reduction)
+        assert len(killed) == 2
+        assert summary.verified and not summary.cancelled
+        assert summary.text == sequential.text
+        assert backend.reconnects >= 1 and backend.reruns >= 1
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        made.shutdown()
+    assert wait_until_none_left() == []

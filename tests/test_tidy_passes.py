@@ -44,7 +44,7 @@ def results(pass_name, original, text):
 
 def test_tidy_group_order():
     tidy = [p.name for p in registered_passes() if p.group == 5]
-    assert tidy == [COMMENTS, "tidy blank lines", FORMAT]
+    assert tidy == ["remove unused imports", COMMENTS, "tidy blank lines", "drop redundant parentheses", FORMAT]
 
 
 # -- format touched statements ---------------------------------------------------

@@ -24,8 +24,9 @@ This module is the whole API the front ends use (tests/test_layout.py checks tha
 they import nothing else of the engine, nor the execution layer): besides the
 above, the failure question (`ask_failure`: one trial run of a program and the
 failures it shows, `question.py`), the option metadata the CLI's flags and the
-server's settings are built from (`engine_options`), the person in the loop's answers (`person`: `Kept`, `without_line`) and
-`CancelEvent`, the cancel flag a front end hands to `probe` and `try_text`.
+server's settings are built from (`engine_options`), the person in the loop's answers
+(`person`: `Kept`, `without_line`), `CancelEvent` (the cancel flag a front end hands
+to `ask_failure` and `try_text`) and `output_tail` (the end of an output, for a person).
 """
 
 from autodd_lsp.engine.errors import NotReproducible, UsageError

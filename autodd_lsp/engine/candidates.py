@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from autodd_lsp.cancel import Cancel
+from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck
@@ -103,9 +104,11 @@ class Rules:
 
 
 class CandidateTester:
-    def __init__(self, backend: Backend, slots: JobSlots, jobs: int, rules: Rules | None = None) -> None:
+    def __init__(self, backend: Backend, slots: JobSlots, jobs: int, rules: Rules | None = None,
+                 watch: FolderWatch | None = None) -> None:
         self.backend = backend
         self.slots = slots
+        self.watch = watch  # the folders each run must leave as it found them (clean_runs.py)
         self._running = RunPermits(jobs)
         self._compiler = CandidateCompiler()
         self._rules = rules
@@ -228,10 +231,17 @@ class CandidateTester:
         with self._staged_run(path, data, code, cancel):
             with self._running:  # the others in flight end (or are cancelled) soon
                 _mark_started(cancel)
-                result = self.slots.unmasked(self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports))
+                result = self._backend_run(path, timeout, cancel, code, learn_imports)
                 if judge is not None and not result.cancelled and judge(result):
                     self._cancel_later_than(cancel)
                 return result
+
+    def _backend_run(self, path: str, timeout: float, cancel: Cancel, code: tuple[CodeType, ...] | None,
+                     learn_imports: bool = False) -> RunResult:
+        """One run of the staged file at `path`, its output unmasked; what it created is cleaned away."""
+        with self.watch.run() if self.watch is not None else contextlib.nullcontext():
+            result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+        return self.slots.unmasked(result)
 
     @contextlib.contextmanager
     def _staged_run(self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel) -> Iterator[None]:
@@ -257,7 +267,7 @@ class CandidateTester:
             return None
         overwrite(path, source_bytes(probed))
         self.backend.stage(path, code)
-        return self.slots.unmasked(self.backend.run(path, self.rules.timeout, cancel, code=code))
+        return self._backend_run(path, self.rules.timeout, cancel, code)
 
     def _frozen_ran(self, path: str, text: str, cancel: Cancel) -> bool | None:
         """Whether the probed `text` runs every frozen region the original ran; None if cancelled."""
@@ -345,7 +355,7 @@ class CandidateTester:
                 failures = runs = 0
                 decision = None
                 while decision is None:
-                    result = self.slots.unmasked(self.backend.run(path, rules.timeout, cancel, code=code))
+                    result = self._backend_run(path, rules.timeout, cancel, code)
                     if result.cancelled:
                         return False, None
                     runs += 1

@@ -33,6 +33,10 @@ ALPHA = 0.05
 # P(reject) for a candidate that fails as often as the original: a removal missed (the
 # edit is then kept as needed; the result is larger, never wrong).
 BETA = 0.10
+# Fresh runs of the result when the original failed in every run: each must fail the same way.
+# A result that fails at rate p passes all of them with p**5: 5% at the 55% of a dropped seed,
+# 3% at 50%; more runs cost a fresh interpreter each (seconds with torch) on every reduction.
+FINAL_RUNS = 5
 # Runs of one candidate at most; a test still undecided then goes to the likelier hypothesis.
 MAX_RUNS = 60
 # Tries of the recording run (values) for an intermittent original: it must fail as the original does.

@@ -3,9 +3,9 @@
 1. the kind's own rule (`failure_oracle`: its module in `autodd_lsp/kinds/` makes it from
    its judge in `autodd_lsp/oracle/`):
    the message for real under a kind the original showed it under (`failure.py`),
-   a match of the regular expression (`regex.py`), the original's signal
+   a match of the regular expression (`regex_match.py`), the original's signal
    (`signals.py`), its exit status (`exit_status.py`), a run past the limit
-   (`hang.py`); the only rule with `--match substring`;
+   (`timeout.py`); the only rule with `--match substring`;
 2. the same failure line from the same place (`oracle/same.py`), by default,
    where the kind has failure lines (`failure_observer`): the message's or the
    match's line and its traceback; a crash's `Fatal Python error` line and its

@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
+from autodd_lsp.engine.clean_runs import FolderWatch, writes_notice
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import (
     Accepted,
@@ -39,6 +40,7 @@ from autodd_lsp.engine.events import (
 )
 from autodd_lsp.engine.flaky import (
     DEFAULT_RUNS,
+    FINAL_RUNS,
     MARGIN,
     RECORD_TRIES,
     FailureRate,
@@ -46,6 +48,7 @@ from autodd_lsp.engine.flaky import (
 )
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
 from autodd_lsp.engine.judge import Judge, failure_observer, failure_oracle
+from autodd_lsp.engine.no_match import NoMatchWatch
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.person import (
     Kept,
@@ -62,6 +65,7 @@ from autodd_lsp.engine.protection import (
     respects_frozen,
 )
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest, conftest_files
+from autodd_lsp.engine.seeds import seed_spans
 from autodd_lsp.execution import (
     SCRIPT,
     Backend,
@@ -160,6 +164,9 @@ class Reduction:
         self._original_rate: FailureRate | None = None
         self._final_rate: FailureRate | None = None
         self._rate_runs = 1
+        self._no_match = NoMatchWatch(None, lambda line: None)  # set by the original's check
+        self._keep_seeds = False  # the seeding statements are protected (set by the original's check)
+        self._watch = FolderWatch(())  # the folders runs must leave as they found them, set when the run starts
         # A pytest test of the file (engine/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._verify_slots: JobSlots | None = None  # where the final check runs, if not in the job slots
@@ -217,7 +224,9 @@ class Reduction:
             gpus=self._gpus,
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
-        self._tester = CandidateTester(backend, slots, self._jobs)
+        # Every run sees the folders as the user had them: what a run writes is removed after it (clean_runs.py).
+        self._watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
+        self._tester = CandidateTester(backend, slots, self._jobs, watch=self._watch)
         self._slots = slots
         verified = False
         recorder: threading.Thread | None = None
@@ -290,7 +299,7 @@ class Reduction:
         slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
         try:
             with self._fresh_backend() as fresh:
-                tester = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules)
+                tester = CandidateTester(fresh, slots, jobs=1, rules=self._tester.rules, watch=self._watch)
                 return self._judged(tester, text, offered_shadow(self.best_text, self._shadow, text, self.original_text), cancel)
         finally:
             slots.remove()
@@ -313,6 +322,8 @@ class Reduction:
         runs = [self._run_original(learn_imports=True)]
         if self.cancelled:
             return
+        if self._watch.created:
+            self._emit(Notice(writes_notice(self._watch.created)))
         oracle = self._failure_rule(runs[0])
         while oracle is None and len(runs) < options.repeat:  # a failure that shows late
             runs.append(self._run_original())
@@ -385,6 +396,8 @@ class Reduction:
             )
         tester.judge_by(rules)
         tester.set_best(text)
+        self._no_match = NoMatchWatch(self._original_observation, lambda line: self._emit(Notice(line)))
+        self._keep_seeds = rate_test is None  # a deterministic failure: its seeds stay (engine/seeds.py)
 
     def _inlined_instead(
         self, oracle: Oracle, first: Observation | None,
@@ -586,12 +599,13 @@ class Reduction:
         path = slots.side_path("values")
         try:
             for _ in range(tries):
-                values, result = record_values(
-                    self.original_text, path, slots.scratch_path("values.json"),
-                    python=self.options.python, cwd=self.options.cwd or os.getcwd(),
-                    extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
-                    cancel=self._record_cancel, output_limit=self.options.output_limit, gpus=self._gpus,
-                )
+                with self._watch.run():  # what the recording run writes, no candidate sees either
+                    values, result = record_values(
+                        self.original_text, path, slots.scratch_path("values.json"),
+                        python=self.options.python, cwd=self.options.cwd or os.getcwd(),
+                        extra_sys_path=[os.path.dirname(self.path)], timeout=self._record_timeout,
+                        cancel=self._record_cancel, output_limit=self.options.output_limit, gpus=self._gpus,
+                    )
                 result = slots.unmasked(result)
                 seen = self._observe(result.output, self.original_text)
                 original = self._original_observation
@@ -722,7 +736,8 @@ class Reduction:
         context = self._pass_context
         if context is None or context.source.text != self.best_text:
             source = Source(self.best_text)
-            context = self._pass_context = PassContext(source, frozen_spans(source), original=self.original_text)
+            protected = frozen_spans(source) + (seed_spans(source) if self._keep_seeds else [])
+            context = self._pass_context = PassContext(source, protected, original=self.original_text)
             self._valued_context = None
         if not with_values or self._values is None:
             return context
@@ -776,8 +791,15 @@ class Reduction:
                     return False  # moot on top of the region's own edits (the best is still the base)
             learn = None if record is None or shadow_base is None else (  # a recorder implies a base shadow
                 lambda result: record(result, aligned(text, render(shadow_base, selector.patches(indices)))))
+
+            def rejected(result: RunResult) -> None:
+                if learn is not None:
+                    learn(result)
+                if self._no_match.watching:
+                    self._no_match.rejected(self._observe(result.output, text))
+
             verdict = self._active_tester.test(
-                text, cancel, self._statements_of(lambda: shadow_of(indices, text)), learn)
+                text, cancel, self._statements_of(lambda: shadow_of(indices, text)), rejected)
             if verdict:
                 interesting[tuple(sorted(indices))] = text
             return verdict
@@ -827,6 +849,7 @@ class Reduction:
         return statements_of
 
     def _accept(self, text: str, shadow: str | None) -> None:
+        self._no_match.accepted()
         self._history.append(text)
         self._shadow = shadow
         self.best_text = text
@@ -877,41 +900,62 @@ class Reduction:
         return size_of(text)
 
     def _verify_standalone(self, slots: JobSlots) -> bool:
-        """Re-run the result in a fresh interpreter, exactly as a user will.
+        """Re-run the result in a fresh interpreter, exactly as a user will: first alone in an empty
+        temporary folder (nothing a run left there, nothing of the user's), then, only if it needs
+        files of the source's folder, beside the source as the user had it (clean_runs.py).
 
-        Once, or as many times as the original ran to measure its failure rate
-        (the result's rate goes into the summary). A warm runner has modules
-        preloaded that a candidate may have stopped importing; if the result
-        fails standalone, fall back to the newest accepted text that does
-        reproduce (binary search over the history).
+        A deterministic failure must show in every one of FINAL_RUNS runs (a result that fails
+        only sometimes, a seed dropped, is not the user's bug); an intermittent one in at least one
+        of as many runs as the original ran to measure its rate (the summary shows the result's).
+        A warm runner has modules preloaded that a candidate may have stopped importing, and one
+        run of a candidate cannot tell a flaky text: if the result fails these runs, go back to
+        the newest accepted text that passes them (binary search over the history).
         """
         if self.cancelled:
             return False
-        cwd, launch = self.options.cwd or os.getcwd(), SCRIPT
-        if self._pytest:  # the test file alone in an empty folder, under plain `python -m pytest`
-            slots = self._verify_slots = JobSlots(1, os.path.basename(self.path))
-            cwd, launch = os.path.dirname(slots.paths[0]), self._pytest.launch(standalone=True)
-        fresh = self._fresh_backend(cwd, launch)
-        try:
-            return self._verify_with(fresh, slots)
+        if not self._pytest and not self.options.inline_modules:  # the result imports modules beside it
+            return self._verify_with(self._fresh_backend(), slots, self._watch, go_back="always")
+        alone = self._verify_slots = JobSlots(1, os.path.basename(self.path))
+        folder = os.path.dirname(alone.paths[0])
+        launch = self._pytest.launch(standalone=True) if self._pytest else SCRIPT
+        try:  # a test is judged alone only (notes/pytest.md); a script goes on beside its files if it must
+            fresh = self._fresh_backend(folder, launch, extra_sys_path=[])
+            if self._verify_with(fresh, alone, FolderWatch([folder]), go_back="always" if self._pytest else "if-flaky"):
+                return True
         finally:
-            if self._verify_slots is not None:
-                self._verify_slots.remove()
+            alone.remove()
+        self._verify_slots = None
+        if self._pytest or self.cancelled:
+            return False
+        verified = self._verify_with(self._fresh_backend(), slots, self._watch, go_back="always")
+        if verified:
+            self._emit(Notice(
+                f"the result does not fail alone in an empty folder, only beside {os.path.basename(self.path)}: "
+                "it needs files of that folder"
+            ))
+        return verified
 
-    def _verify_with(self, fresh: Backend, slots: JobSlots) -> bool:
+    def _verify_with(self, fresh: Backend, slots: JobSlots, watch: FolderWatch, go_back: str) -> bool:
+        """The final runs of the result with `fresh`; `go_back` through the history when they fail
+        ("always"), or only when some of them fail the same way ("if-flaky": the text then does not
+        need what this place lacks, it is not deterministic)."""
+        deterministic = self._active_tester.rules.rate_test is None
+        wanted = max(self._rate_runs, FINAL_RUNS) if deterministic else self._rate_runs
         with fresh:
-            checker = CandidateTester(fresh, slots, jobs=1, rules=self._active_tester.rules)
+            checker = CandidateTester(fresh, slots, jobs=1, rules=self._active_tester.rules, watch=watch)
             self._verifier = checker
 
-            def measure(index: int, first_failure_only: bool) -> FailureRate:
-                """Run a text of the history up to `_rate_runs` times: how many failed the same way."""
+            def measure(index: int, quick: bool) -> FailureRate:
+                """Run a text of the history up to `wanted` times: how many failed the same way.
+                `quick`: stop as soon as the verdict is known (a failure of an intermittent one,
+                a run without it of a deterministic one)."""
                 text = self._history[index]
                 # An older text's place was judged when it was accepted; only the best's shadow is kept.
                 shadow = self._shadow if index == len(self._history) - 1 else None
                 statements_of = self._statements_of(lambda: shadow)
                 failures = runs = 0
                 observed = None
-                while runs < self._rate_runs and not (failures and first_failure_only):
+                while runs < wanted:
                     result = checker.run(text, self.options.timeout, checker.new_cancel_event())
                     if result.cancelled:
                         break
@@ -919,8 +963,12 @@ class Reduction:
                     seen = self._observe(result.output, text)
                     if checker.rules.judge.is_interesting(result, text, statements_of):
                         failures, observed = failures + 1, seen
-                    elif not failures:
+                    elif not failures or deterministic:
                         observed = seen
+                    if quick and (failures if not deterministic else failures < runs):
+                        break
+                    if deterministic and runs >= 2 and not failures:
+                        break  # it does not fail here at all
                 if runs:
                     self._final_observation = observed
                 if failures and checker.rules.frozen is not None:
@@ -930,19 +978,28 @@ class Reduction:
                         failures = 0  # the frozen code no longer runs (or cannot be probed)
                 return FailureRate(failures, runs)
 
+            def passes(rate: FailureRate) -> bool:
+                return rate.runs > 0 and (rate.failures == rate.runs if deterministic else rate.failures > 0)
+
             last = len(self._history) - 1
-            self._final_rate = measure(last, first_failure_only=False)
-            if self._final_rate.failures:
-                return True
-            if self.options.backend == "subproc":
+            self._final_rate = measure(last, quick=False)
+            if passes(self._final_rate) or (go_back == "if-flaky" and not self._final_rate.failures):
+                return passes(self._final_rate)
+            if deterministic and self._final_rate.failures:
+                self._emit(Notice(
+                    f"the result failed the same way in {self._final_rate.failures} of {self._final_rate.runs} "
+                    "fresh runs, the original in every run: going back to the newest smaller text that fails in "
+                    f"all of {wanted}"
+                ))
+            elif self.options.backend == "subproc" and not deterministic:
                 return False  # judged the same way before: the failure is flaky
             good, bad = 0, last
             while good + 1 < bad and not self.cancelled:
                 middle = (good + bad) // 2
-                good, bad = (middle, bad) if measure(middle, first_failure_only=True).failures else (good, middle)
+                good, bad = (middle, bad) if passes(measure(middle, quick=True)) else (good, middle)
             self._accept(self._history[good], None)
-            self._final_rate = measure(len(self._history) - 1, first_failure_only=False)
-            return self._final_rate.failures > 0
+            self._final_rate = measure(len(self._history) - 1, quick=False)
+            return passes(self._final_rate)
 
     def _is_program(self, file: str) -> bool:
         """Whether a traceback's file is the program (the source, or a candidate of it)."""
@@ -957,14 +1014,15 @@ class Reduction:
         """What candidates' environment gets beyond the user's: the kind's, a test's."""
         return {**self._spec.rules.env, **(PYTEST_ENV if self._pytest else {})}
 
-    def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None) -> Backend:
+    def _fresh_backend(self, cwd: str | None = None, launch: Launch | None = None,
+                       extra_sys_path: list[str] | None = None) -> Backend:
         """A backend that runs each text in a fresh interpreter, exactly as a user will (by default
         the way candidates are started now: as a script, or the test under pytest)."""
         return create_backend(
             "subproc",
             python=self.options.python,
             cwd=cwd or self.options.cwd or os.getcwd(),
-            extra_sys_path=[os.path.dirname(self.path)],
+            extra_sys_path=[os.path.dirname(self.path)] if extra_sys_path is None else extra_sys_path,
             output_limit=self.options.output_limit,
             extra_env=self._extra_env(),
             launch=launch or self._active_tester.backend.launch,

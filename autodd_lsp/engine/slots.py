@@ -10,7 +10,8 @@ original's), and `sys.path[0]` is that folder as with `python file.py`.
 A run's output is read as if the program had run under its own name: the
 hidden prefix is taken out of it (`unmasked`), so a traceback says
 `/project/load.py`, and so does argparse's `usage: load.py`, exactly as in a
-plain run.
+plain run; so does a test module's name as pytest's importlib mode makes it
+(`src._autodd-1-job0-test_pack.PackError` reads `test_pack.PackError`).
 
 Nothing is left there: `remove()` deletes every slot file on every exit path of a
 run, and a run that was killed (SIGKILL, power loss) leaves files whose pid is
@@ -100,13 +101,18 @@ class JobSlots:
         """`result` with the slots' hidden prefixes taken out of its output (see the module docstring)."""
         if self.folder is None:
             return result
-        stdout, stderr = result.stdout, result.stderr
+        return replace(result, stdout=self._unmask(result.stdout), stderr=self._unmask(result.stderr))
+
+    def _unmask(self, data: bytes) -> bytes:
         for prefix in self._prefixes:
-            if prefix in stdout:
-                stdout = stdout.replace(prefix, b"")
-            if prefix in stderr:
-                stderr = stderr.replace(prefix, b"")
-        return replace(result, stdout=stdout, stderr=stderr)
+            # pytest's importlib mode names a module after its path, `src._autodd-1-job0-test_pack`
+            # (its classes print as `src._autodd-1-job0-test_pack.PackError`); a plain run, `test_pack`
+            module = b"_" + prefix[1:]
+            if module in data:
+                data = re.sub(rb"\b(?:[A-Za-z_]\w*\.)*" + re.escape(module), b"", data)
+            if prefix in data:
+                data = data.replace(prefix, b"")
+        return data
 
     def acquire(self) -> str:
         return self._free.get()

@@ -18,21 +18,22 @@ Contract (backend.py's, plus):
   * a worker or node that dies costs only the candidate it was running: that one runs
     again on another worker, the dead one is replaced in the background, and the run
     goes on (`degraded()` says how often that happened);
+  * when the node this process is attached to dies (its raylet killed: the cluster then
+    counts this driver as dead and ends every worker it owns), the backend connects again,
+    to a live node, and starts its workers afresh: the candidates under way run again;
   * cancel tells the worker to kill its candidate at once (the runner's own cancel);
     `close` kills every actor (ray.kill), whose fork server then kills its candidate
     (it watches its client's socket): nothing of ours keeps running on the cluster.
 
-The connection (`ray.init`) is made once per process and kept: `address` or
-RAY_ADDRESS, else Ray starts a local instance for this process (ended with it).
-`import ray` happens only here, and this module is imported only for `ray`.
+The connection (`ray.init`) is ray_connect.py's. `import ray` happens only in these
+two modules, and they are imported only for `ray`.
 """
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import os
 import queue
-import socket
 import sys
 import threading
 import time
@@ -45,85 +46,20 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
 from autodd_lsp.execution.backend import Backend, CancelEvent, RunResult
 from autodd_lsp.execution.capture import cancelled_result
-from autodd_lsp.files import sweep_stale_tempdirs
+from autodd_lsp.execution.ray_connect import (  # noqa: F401 - cluster_slots: the engine's entry
+    cluster_slots,
+    connect,
+    driver_alive,
+    nodes_share_files,
+    reconnect,
+)
+from autodd_lsp.files import process_alive, sweep_stale_tempdirs
 
 TICK = 0.05  # how often a waiting run looks at its cancel flag
 CLOSE_GRACE = 1.0  # how long close() lets workers stop their candidates and remove their files
+CLOSE_WAIT = 10.0  # how long close() waits for the workers' processes here to end before sweeping
 CANCEL_GRACE = 5.0  # a worker that does not hand back a cancelled run by then is killed and replaced
-CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's address before saying it cannot be reached
 RUN_ATTEMPTS = 8  # workers that may die under one candidate before the run gives up (as "cancelled")
-_LOCAL_ADDRESSES = {"127.0.0.1", "localhost", "::1"}
-
-_connect_lock = threading.Lock()
-_connected: tuple[str, str | None] | None = None  # (address given, folder shipped) of ray.init
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autodd_lsp, shipped with a folder
-# Ray >= 2.45 hides every GPU (CUDA_VISIBLE_DEVICES="") from a worker that asks for none; a
-# CPU worker's candidates should see the machine as `python file.py` would.
-WORKER_ENV = {"RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO": "0"}
-
-
-def connect(address: str = "", ship: str | None = None) -> None:
-    """Connect this process to the cluster at `address`, once (again for another address or folder).
-
-    `ship`: a folder that travels to every worker as the job's working_dir (its copy is
-    then each worker's cwd), this package with it; Ray uploads local folders only for a
-    whole job, hence one connection per shipped folder. None: keep any connection to `address`.
-    """
-    global _connected
-    with _connect_lock:
-        if ray.is_initialized() and _connected is not None and _connected[0] == address:
-            if ship is None or _connected[1] == ship:
-                return
-        if ray.is_initialized():
-            ray.shutdown()
-        for name, value in WORKER_ENV.items():  # a local instance's workers, and Ray's notice here
-            os.environ.setdefault(name, value)
-        runtime_env: dict = {"env_vars": dict(WORKER_ENV)}
-        if ship is not None:
-            runtime_env.update(working_dir=ship, py_modules=[PACKAGE], excludes=[".autodd-*"])
-        target = address or os.environ.get("RAY_ADDRESS", "")
-        _reachable(target)
-        local = not target
-        ray.init(
-            address=address or None,
-            runtime_env=runtime_env,
-            log_to_driver=False,  # candidates' output is captured, never echoed by Ray
-            logging_level=logging.WARNING,
-            **({"include_dashboard": False} if local else {}),
-        )
-        _connected = (address, ship)
-
-
-def _reachable(address: str) -> None:
-    """ConnectionError unless something listens at a `host:port` address (ray.init would wait for
-    it for minutes); other forms ("auto", "ray://...", "") are left to Ray."""
-    host, _, port = address.rpartition(":")
-    if not host or "://" in address or not port.isdigit():
-        return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
-    except OSError as error:
-        raise ConnectionError(f"nothing answers at {address} ({error.strerror or error})") from None
-
-
-def cluster_slots(address: str = "") -> int:
-    """How many candidates the cluster runs at once: its GPUs, else its CPUs (at least 1)."""
-    connect(address)
-    resources = ray.cluster_resources()
-    return max(1, int(resources.get("GPU", 0)) or int(resources.get("CPU", 0)))
-
-
-def nodes_share_files() -> bool:
-    """Whether every live node is this machine (then they see the source's folder as it is here)."""
-    here = set(_LOCAL_ADDRESSES)
-    try:
-        here.add(socket.gethostbyname(socket.gethostname()))
-    except OSError:
-        pass
-    here.add(ray.util.get_node_ip_address())
-    return all(node["NodeManagerAddress"] in here for node in ray.nodes() if node.get("Alive"))
-
-
 class _Worker:
     """One slot on the cluster: a warm runner that runs one candidate at a time.
 
@@ -158,7 +94,7 @@ class _Worker:
         return self.root + path[len(self.folder.rstrip(os.sep)):]
 
     def ready(self):
-        return self.backend.degraded()
+        return self.backend.degraded(), os.getpid()
 
     def cancel(self, run_id):
         with self.lock:
@@ -216,6 +152,12 @@ class RayBackend(Backend):
         self._started = False
         self._next_id = 0
         self._worker_degraded = ""
+        self.reconnects = 0  # times this driver's own node died and it connected again
+        self._generation = 0  # bumped by each reconnect: refs and actors of an older one are void
+        self._gate = threading.Condition()
+        self._users = 0  # threads inside a Ray call (a reconnect waits until none is)
+        self._reconnecting = False
+        self._pids: list[int] = []  # the workers' process ids (on this machine where files are shared)
 
     # ------------------------------------------------------------ workers
 
@@ -255,15 +197,70 @@ class RayBackend(Backend):
             pass
 
     def _replace(self, actor) -> None:
+        with self._lock:
+            current = actor in self._actors
         self.reruns += 1
+        if not current:  # a worker of a connection given up: its replacements are already started
+            return
         self._kill(actor)
         self._spawn()
 
-    def _take(self, should_stop):
-        """An idle, warm worker; None if stopped first. Promotes workers that finished warming."""
-        while True:
+    def _lost(self, actor, generation: int) -> None:
+        """`actor` died under a candidate: replace it, or connect again if this driver's node died."""
+        with self._using():
+            alive = self._generation != generation or driver_alive()
+        if alive:
+            self._replace(actor)
+        else:
+            self.reruns += 1
+            self._reconnect(generation)
+
+    @contextlib.contextmanager
+    def _using(self):
+        """Around one Ray call: waits while a reconnect is under way, which waits for it."""
+        with self._gate:
+            self._gate.wait_for(lambda: not self._reconnecting)
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._gate:
+                self._users -= 1
+                self._gate.notify_all()
+
+    def _reconnect(self, generation: int) -> None:
+        """Connect again and start every worker afresh (once per dead connection, any thread)."""
+        with self._gate:
+            if self._generation != generation or self._reconnecting or self._closed:
+                return
+            self._reconnecting = True
+            self._gate.wait_for(lambda: self._users == 0)
+        try:
+            with self._lock:
+                self._actors = []
+                self._warming.clear()
+                self._idle = queue.SimpleQueue()
             try:
-                return self._idle.get_nowait()
+                reconnect()
+            except Exception:  # noqa: BLE001 - the cluster is gone: runs end as cancelled (RUN_ATTEMPTS)
+                pass
+            self.reconnects += 1
+            self._generation += 1
+        finally:
+            with self._gate:
+                self._reconnecting = False
+                self._gate.notify_all()
+        if ray.is_initialized():
+            for _ in range(self.jobs):
+                self._spawn()
+
+    def _take(self, should_stop):
+        """(an idle, warm worker, its generation); None if stopped first. Promotes workers that
+        finished warming."""
+        while True:
+            generation = self._generation
+            try:
+                return self._idle.get_nowait(), generation
             except queue.Empty:
                 pass
             if should_stop():
@@ -273,17 +270,24 @@ class RayBackend(Backend):
             if not refs:
                 time.sleep(TICK)
                 continue
-            done, _ = ray.wait(refs, num_returns=1, timeout=TICK)
+            with self._using():
+                if generation != self._generation:
+                    continue
+                done, _ = ray.wait(refs, num_returns=1, timeout=TICK)
             for ref in done:
                 with self._lock:
                     actor = self._warming.pop(ref, None)
                 if actor is None:
                     continue
                 try:
-                    reason = ray.get(ref)
+                    with self._using():
+                        reason, pid = ray.get(ref) if generation == self._generation else ("", 0)
                 except RayError:  # it died warming up (its node went away): another one
-                    self._replace(actor)
+                    self._lost(actor, generation)
                     continue
+                if generation != self._generation:
+                    continue
+                self._pids.append(pid)
                 if reason and not self._worker_degraded:
                     self._worker_degraded = reason
                 self._idle.put(actor)
@@ -316,29 +320,38 @@ class RayBackend(Backend):
         with open(path, "rb") as handle:
             text = handle.read()
         for _attempt in range(RUN_ATTEMPTS):
-            actor = self._take(should_stop)
-            if actor is None:
+            taken = self._take(should_stop)
+            if taken is None:
                 return cancelled_result()
+            actor, generation = taken
             with self._lock:
                 self._next_id += 1
                 run_id = self._next_id
-            ref = actor.run.remote(run_id, path, text, timeout, learn_imports)
             try:
-                result = self._wait(actor, run_id, ref, should_stop)
+                with self._using():
+                    if generation != self._generation:
+                        continue  # the connection it belonged to was given up
+                    ref = actor.run.remote(run_id, path, text, timeout, learn_imports)
+                result = self._wait(actor, run_id, ref, should_stop, generation)
             except RayActorError:  # the worker or its node died under the candidate: elsewhere
-                self._replace(actor)
+                self._lost(actor, generation)
                 continue
             if result is None:  # stopped, and the worker did not hand it back: replaced
                 return cancelled_result()
-            self._idle.put(actor)
+            if generation == self._generation:
+                self._idle.put(actor)
             return result
         return cancelled_result()
 
-    def _wait(self, actor, run_id, ref, should_stop) -> RunResult | None:
+    def _wait(self, actor, run_id, ref, should_stop, generation: int) -> RunResult | None:
+        """The run's result; RayActorError if its worker died (or its connection was given up)."""
         while True:
-            done, _ = ray.wait([ref], timeout=TICK)
-            if done:
-                return ray.get(ref)
+            with self._using():
+                if generation != self._generation:
+                    raise RayActorError()
+                done, _ = ray.wait([ref], timeout=TICK)
+                if done:
+                    return ray.get(ref)
             if should_stop():
                 break
         if self._closed:
@@ -372,6 +385,11 @@ class RayBackend(Backend):
         for actor in actors:
             self._kill(actor)
         # A worker killed with its node left its fork server's scratch folder behind; on a cluster
-        # on this machine that folder is in our temporary folder: remove what dead processes left.
+        # on this machine that folder is in our temporary folder: once those processes are gone
+        # (a worker whose raylet was killed ends by itself, a little later), remove what they left.
+        if not getattr(self, "_shipped", True):
+            end = time.monotonic() + CLOSE_WAIT
+            while any(process_alive(pid) for pid in self._pids) and time.monotonic() < end:
+                time.sleep(TICK)
         sweep_stale_tempdirs()
 

@@ -10,7 +10,13 @@ counts such values in a program text, by kind:
   (tensor factories, layers, TileLang buffers, reshapes);
 * `empty string`: a "" literal (an empty dtype, an empty name);
 * `empty collection`: an empty tuple or list display as a call argument
-  (`torch.randn(())`, `T.alloc_shared([], ...)`).
+  (`torch.randn(())`, `T.alloc_shared([], ...)`);
+* `literal stand-in`: a literal subscripted, called or with an attribute taken
+  where a program had a container, a function or an object (`{}["west"]`,
+  `{1: 1}[103]`, `while stack and {}[x]:`, `1[0] += B_shared[tk]`, `0(x)`,
+  `(1).shape`): a display or a constant subscripted, a constant called, an
+  attribute of a number or a display (a string's methods, `", ".join(...)`,
+  are values' own).
 
 The engine rejects a candidate that has more of one kind than the original had
 (`more_degenerate`): values the user's own program has are the user's.
@@ -29,7 +35,7 @@ SHAPE_TAKERS = frozenset(
     ["randn", "rand", "randint", "zeros", "ones", "empty", "full", "arange", "eye", "tensor", "Tensor", "Buffer", "zeros_like", "ones_like", "empty_like", "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "repeat", "tile", "permute", "broadcast_to", "resize_", "narrow", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Embedding", "EmbeddingBag", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LSTM", "GRU", "RNN", "MultiheadAttention", "TransformerEncoderLayer", "Dropout", "MaxPool2d", "AvgPool2d", "alloc_shared", "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "decl_buffer", "match_buffer", "Kernel", "ceildiv", "Parallel", "Pipelined"]
 )
 
-KINDS = ("zero-sized shape", "empty string", "empty collection")
+KINDS = ("zero-sized shape", "empty string", "empty collection", "literal stand-in")
 
 
 def degenerate_values(tree: ast.AST) -> Counter[str]:
@@ -46,6 +52,8 @@ def degenerate_values(tree: ast.AST) -> Counter[str]:
             )
         elif isinstance(node, ast.Constant) and node.value in ("", b"") and not isinstance(node.value, bool):
             found["empty string"] += 1
+        if _stands_in(node):
+            found["literal stand-in"] += 1
     found.subtract(dict.fromkeys(KINDS, 0))  # every kind present, possibly 0
     return found
 
@@ -56,6 +64,22 @@ def more_degenerate(candidate: Counter[str], original: Counter[str]) -> str:
         if candidate[kind] > original[kind]:
             return kind
     return ""
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Constant))
+
+
+def _stands_in(node: ast.AST) -> bool:
+    """A literal subscripted, called, or (but a string) with an attribute taken."""
+    if isinstance(node, ast.Subscript):
+        return _is_literal(node.value)
+    if isinstance(node, ast.Call):
+        return _is_literal(node.func)
+    if isinstance(node, ast.Attribute):
+        value = node.value
+        return _is_literal(value) and not (isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)))
+    return False
 
 
 def _is_zero(node: ast.AST) -> bool:

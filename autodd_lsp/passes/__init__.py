@@ -5,8 +5,9 @@
 3. simplify: inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
-5. tidy: stale comments, blank lines left behind by removals, formatting of the
-   statements the reduction touched (ruff's range formatting)
+5. tidy: unused imports, stale comments, blank lines left behind by removals,
+   redundant parentheses, formatting of the statements the reduction touched
+   (ruff's range formatting)
 """
 
 from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
@@ -16,8 +17,10 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     elements,
     expressions,
     format,
+    imports,
     literals,
     parameters,
+    parens,
     stale_comments,
     statements,
     tidy,

@@ -17,7 +17,11 @@ comment lines, one after another, at one indentation) is stale when
     heading introduced follows it (`# Formatting Help` stacked on
     `# Type classes`). Comment lines that were apart in the original and now
     touch are separate blocks. The file's own header (comments above the
-    original's first code line) is never a heading.
+    original's first code line) is never a heading; or
+(c) every line of it is commented-out code (`# self.hidden2 = nn.Sequential(`,
+    `# print(loss.item())`): it parses as a statement, unclosed brackets
+    closed, that is more than a bare word or value -- a reproducer carries no
+    dead alternatives.
 
 Never removed: trailing comments (they stay with their line), AutoDD
 annotations, the shebang and encoding lines, tool directives (`# type:`,
@@ -35,6 +39,7 @@ import difflib
 import io
 import keyword
 import re
+import textwrap
 import tokenize
 from dataclasses import dataclass
 from functools import cached_property
@@ -150,6 +155,33 @@ def _removable(line: int, comment: str) -> bool:
     if line <= 2 and CODING.match(comment):
         return False
     return not DIRECTIVE.match(comment)
+
+
+def commented_out(block: CommentBlock) -> bool:
+    """(c): the block is code (see the module docstring): as a whole (a statement over several
+    lines), or line by line."""
+    lines = [line.lstrip()[1:] for line in block.text.split("\n")]
+    whole = textwrap.dedent("\n".join(line[1:] if line.startswith(" ") else line for line in lines)).strip()
+    return _code_line(whole) or all(_code_line(line.strip()) for line in lines)
+
+
+def _code_line(text: str) -> bool:
+    if not text or (text.endswith((".", "!", "?")) and not text.endswith("...")):
+        return False  # prose ends a sentence
+    opened = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+    closing = "".join(")" for _ in range(max(0, opened)))
+    for candidate in (text + closing, text + closing + "\n    pass"):
+        try:
+            tree = ast.parse(candidate)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            label = isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Constant))
+            heading = isinstance(node, ast.AnnAssign) and node.value is None  # `TODO: fix`, `Note: x`
+            if label or heading:
+                return False
+        return bool(tree.body)
+    return False
 
 
 class LineMap:
@@ -291,9 +323,11 @@ class StaleComments:
             return []
         stale = []
         for block in (unit for found in comment_blocks(self.source) for unit in self.units(found)):
-            if self.still_glued(block):
+            if commented_out(block):
+                stale.append(block)  # dead code, wherever it sits
+            elif self.still_glued(block):
                 continue  # a comment on surviving code
-            if self.names_gone(block) or self.orphaned(block) or self.section_gone(block):
+            elif self.names_gone(block) or self.orphaned(block) or self.section_gone(block):
                 stale.append(block)
         return stale
 

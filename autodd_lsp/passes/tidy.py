@@ -13,15 +13,16 @@ from autodd_lsp.syntax.source import Source
 
 
 def surplus_blank_lines(source: Source) -> list[int]:
-    """1-based numbers of blank lines that add nothing: past the second in a run,
-    at the start of the file or of a block, at the end of the file."""
+    """1-based numbers of blank lines that add nothing: past the second in a run (the first
+    inside an indented body), at the start of the file or of a block, at the end of the file."""
     protected = string_interior_lines(source.text)
     surplus: list[int] = []
     run: list[int] = []
     previous_code = ""
     for number, line in enumerate(source.lines, start=1):
         if number in protected or line.strip():
-            surplus.extend(run if not previous_code or previous_code.endswith(":") else run[2:])
+            kept = 1 if line[:1] in (" ", "\t") else 2  # PEP 8: one blank line inside a body, two at the top level
+            surplus.extend(run if not previous_code or previous_code.endswith(":") else run[kept:])
             run = []
             previous_code = line.split("#")[0].rstrip() if line.strip() else previous_code
             continue

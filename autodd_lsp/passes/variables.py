@@ -5,7 +5,11 @@
 
 Only for a plain `name = value` whose name is bound nowhere else in the file
 (no other assignment, loop target, parameter, import, global...), and only when
-the text gets shorter.
+the text gets shorter. A value that calls something (`pd.read_csv("train.csv")`,
+`model(x)`) is inlined only into a single use that runs once where the
+assignment ran: never copied into two uses (the file would be read twice, the
+model run twice) nor into a loop, a function or a comprehension (run again on
+every pass, or later).
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ class InlineVariables(ReductionPass):
                 continue
             if any(_inside(source, use, node) for use in uses[name]):
                 continue
+            if _calls(node.value) and (len(uses[name]) > 1 or _runs_again(source, uses[name][0], node)):
+                continue  # the call would run more than once, or elsewhere
             edit = inline_variable(source, node, uses[name], name)
             if edit is not None:
                 edits.append(edit)
@@ -85,3 +91,31 @@ def _inside(source: Source, use: Located, assign: ast.Assign) -> bool:
     start, end = source.span(assign)
     use_start, _ = source.span(use)
     return start <= use_start < end
+
+
+def _calls(value: ast.expr) -> bool:
+    return any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for n in ast.walk(value))
+
+
+_AGAIN = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+          ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _runs_again(source: Source, use: ast.AST, assign: ast.Assign) -> bool:
+    """Whether `use` lies in a loop, function or comprehension that `assign` is not in."""
+    child: ast.AST = use
+    node: ast.AST | None = source.parents.get(use)
+    while node is not None:
+        once = (isinstance(node, (ast.For, ast.AsyncFor)) and child is node.iter) or (
+            isinstance(child, ast.comprehension) and child is getattr(node, "generators", [None])[0]
+            and _within(source, use, child.iter))  # a loop's iterable, a comprehension's first: evaluated once
+        if isinstance(node, _AGAIN) and not once:
+            start, end = source.span(node)
+            return not start <= source.span(assign)[0] < end
+        child, node = node, source.parents.get(node)
+    return False
+
+
+def _within(source: Source, inner: ast.AST, outer: ast.expr) -> bool:
+    start, end = source.span(outer)
+    return start <= source.span(inner)[0] < end  # type: ignore[arg-type]

@@ -1,0 +1,80 @@
+"""Drop the parentheses a reduction left around a single atom (tidy group).
+
+Replacing `(params["w1"] + bias) @ w2` by a part leaves `(params["w1"]) @ w2`;
+removing an element of `size=(32, 32)` leaves `size=(32)`. Parentheses around
+a name, a constant, an attribute, a subscript, a call or a display add nothing
+there. Only on the lines the reduction touched (`format.touched_lines`): the
+user's own parentheses are the user's text. Not dropped where they are syntax
+or meaning: a call's, a def's or a class's parentheses, a number's attribute
+(`(1).real`), a string spread over lines, a tuple, a generator.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+
+from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.format import touched_lines
+from autodd_lsp.syntax.patch import Edit, delete
+
+_ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call, ast.List, ast.Dict, ast.Set)
+
+
+@register
+class DropRedundantParentheses(ReductionPass):
+    name = "drop redundant parentheses"
+    group = Group.TIDY
+    order = 5  # after blank lines, before formatting
+
+    def propose(self, ctx: PassContext) -> list[Edit]:
+        source = ctx.source
+        text = source.text
+        touched = touched_lines(ctx.original, source) if ctx.original else set()
+        edits = []
+        for node in ast.walk(source.tree):
+            if not isinstance(node, _ATOMS) or node.lineno not in touched or ctx.is_frozen(node):
+                continue
+            if isinstance(node, ast.Constant) and (isinstance(node.value, (str, bytes)) and node.lineno != node.end_lineno):
+                continue
+            parent = source.parents.get(node)
+            if isinstance(parent, ast.Attribute) and isinstance(node, ast.Constant) and type(node.value) in (int, float):
+                continue  # `(1).real`
+            start, end = source.span(node)
+            opening = _before(text, start)
+            closing = _after(text, end)
+            if opening is None or closing is None or not _grouping(text, opening):
+                continue
+            edits.append(Edit((delete(opening, opening + 1), delete(closing, closing + 1)), self.name, weight=2))
+        return edits
+
+
+def _before(text: str, start: int) -> int | None:
+    """The offset of a `(` right before `start` (spaces between), or None."""
+    at = start - 1
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    return at if at >= 0 and text[at] == "(" else None
+
+
+def _after(text: str, end: int) -> int | None:
+    at = end
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at if at < len(text) and text[at] == ")" else None
+
+
+def _grouping(text: str, opening: int) -> bool:
+    """Whether the `(` at `opening` groups (is not a call's, a def's, a class's, a subscript's)."""
+    at = opening - 1
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    if at < 0 or text[at] in "\n([{,:=+-*/%@<>!&|^~;":
+        return True
+    if text[at] in ")]}'\"":
+        return False  # `f(x)(y)`, `x[0](y)`, a string's call
+    word_end = at + 1
+    while at >= 0 and (text[at].isalnum() or text[at] == "_"):
+        at -= 1
+    word = text[at + 1 : word_end]
+    return keyword.iskeyword(word) and word not in ("def", "class")

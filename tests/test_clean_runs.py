@@ -1,0 +1,95 @@
+"""Clean runs (engine/clean_runs.py): no run sees a file an earlier run wrote; the user's files stay."""
+
+import os
+
+import pytest
+
+from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.engine.clean_runs import CLOCK_SLACK_NS, FolderWatch
+from autodd_lsp.engine.events import Event, Notice
+from autodd_lsp.files import atomic_write
+from tests.conftest import program_text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("backend", "jobs"), [("runner", 1), ("runner", 2), ("subproc", 1)])
+def test_a_script_that_loads_its_own_checkpoint_keeps_the_save(tmp_path, monkeypatch, no_leftovers, backend, jobs):
+    """pytorch/examples' word_language_model shape: train, save model.ckpt, fail loading it.
+    The original's run leaves model.ckpt beside the script; a candidate that only loads it
+    must not count (alone it fails with FileNotFoundError)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("the user's own file\n")
+    source = project / "train.py"
+    source.write_text(program_text("checkpoint.py"))
+    monkeypatch.chdir(project)  # the user runs it from its folder: model.ckpt goes there
+    events: list[Event] = []
+    options = ReduceOptions(err_msg="Weights only load failed", backend=backend, jobs=jobs)
+    summary = Reduction(source.read_text(), str(source), options, events.append).run()
+    assert summary.verified
+    assert summary.final_failure_line == summary.original_failure_line
+    assert "pickle.dump(" in summary.text  # the save that makes the checkpoint stays
+    assert summary.final.nodes < summary.original.nodes
+    assert sorted(os.listdir(project)) == ["notes.txt", "train.py"]  # no model.ckpt left, the user's file kept
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert any("writes files beside it (model.ckpt)" in n for n in notices), notices
+
+
+def test_only_what_a_run_created_goes(tmp_path):
+    folder = tmp_path / "project"
+    (folder / "data" / "deep").mkdir(parents=True)
+    (folder / "model.ckpt").write_text("the user's checkpoint")
+    (folder / "data" / "train.csv").write_text("a,b\n")
+    watch = FolderWatch([str(folder)])
+    atomic_write(str(folder / "train.min.py"), "x = 1\n")  # a result AutoDD writes while runs are in flight
+    with watch.run():
+        (folder / "model.ckpt").write_text("overwritten by the run")  # the user's file: kept as the run left it
+        (folder / "data" / "cache.bin").write_text("new")
+        (folder / "runs" / "1").mkdir(parents=True)
+        (folder / "runs" / "1" / "events").write_text("new")
+        (folder / ".autodd-1-job0-train.py").write_text("a job slot")
+    assert (folder / "model.ckpt").read_text() == "overwritten by the run"
+    assert sorted(os.listdir(folder)) == [".autodd-1-job0-train.py", "data", "model.ckpt", "train.min.py"]
+    assert sorted(os.listdir(folder / "data")) == ["deep", "train.csv"]
+    assert watch.serial  # a program that writes files: its runs go one at a time from now on
+    assert sorted(os.path.basename(p) for p in watch.created) == ["cache.bin", "runs"]
+
+
+def test_a_file_made_while_no_run_is_in_flight_stays(tmp_path):
+    """Saved by someone else before the run started (its status change is older): not the run's."""
+    (tmp_path / "user.txt").write_text("saved by the user after the baseline")
+    made = os.stat(tmp_path / "user.txt").st_ctime_ns
+    start = [made + 5 * CLOCK_SLACK_NS]
+    watch = FolderWatch([str(tmp_path)], clock=lambda: start[0])
+    watch._names[str(tmp_path.resolve())] = frozenset()  # as if the baseline was taken before it was saved
+    watch._seen_mtime[str(tmp_path.resolve())] = 0
+    with watch.run():
+        pass
+    assert os.listdir(tmp_path) == ["user.txt"]
+    start[0] = made  # a run in flight when it was saved: taken for the run's
+    watch._seen_mtime[str(tmp_path.resolve())] = 0
+    with watch.run():
+        pass
+    assert os.listdir(tmp_path) == []
+
+
+def test_editor_and_python_files_stay_and_the_working_folder_is_watched_shallowly(tmp_path, monkeypatch):
+    """An editor's swap and lock files and Python's own cache are not the run's; a working folder
+    other than the source's is watched by its own entries only, and the home folder not at all."""
+    source, cwd = tmp_path / "project", tmp_path / "cwd"
+    (cwd / "downloads").mkdir(parents=True)
+    source.mkdir()
+    watch = FolderWatch([str(source)], working_folder=str(cwd))
+    with watch.run():
+        for name in (".train.py.swp", "train.py~", "#train.py#", ".#train.py", "__pycache__"):
+            (source / name).mkdir() if name == "__pycache__" else (source / name).write_text("")
+        (cwd / "model.pt").write_text("written by the run")
+        (cwd / "downloads" / "file.zip").write_text("not under the watch")
+    assert sorted(os.listdir(source)) == sorted([".#train.py", ".train.py.swp", "#train.py#", "__pycache__", "train.py~"])
+    assert sorted(os.listdir(cwd)) == ["downloads"]  # the run's model.pt went
+    assert os.listdir(cwd / "downloads") == ["file.zip"]
+    monkeypatch.setenv("HOME", str(cwd))
+    home_watch = FolderWatch([str(source)], working_folder=str(cwd))
+    with home_watch.run():
+        (cwd / "notes.txt").write_text("saved in the home folder")
+    assert sorted(os.listdir(cwd)) == ["downloads", "notes.txt"]

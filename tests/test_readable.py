@@ -1,0 +1,115 @@
+"""Readable, faithful results on small real programs: no unused import left, no literal standing in."""
+
+import pytest
+
+from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.oracle.degenerate import degenerate_values
+from autodd_lsp.passes.base import PassContext
+from autodd_lsp.passes.imports import RemoveUnusedImports
+from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.patch import render
+from autodd_lsp.syntax.source import Source
+from tests.conftest import program_text
+
+
+def test_an_import_whose_last_use_went_is_removed():
+    text = program_text("orders.py").replace("    items: list = field(default_factory=list)\n", "")
+    source = Source(text)
+    edits = RemoveUnusedImports().edits(PassContext(source, [], original=text), 0)
+    assert edits is not None and len(edits) == 1
+    tidied = render(text, list(edits[0].patches))
+    assert "from dataclasses import dataclass\n" in tidied and "field" not in tidied
+
+
+def test_a_literal_standing_in_for_a_container_is_degenerate():
+    stand_ins = ['{}["west"]', '{1: 1}[103]', "1[0]", "0(x)", "(1).shape", "[](x)"]
+    for text in stand_ins:
+        assert degenerate_values(parse(text))["literal stand-in"] >= 1, text
+    for text in ['", ".join(names)', "table[x]", "f(x)[0]"]:
+        assert degenerate_values(parse(text))["literal stand-in"] == 0, text
+
+
+@pytest.mark.slow
+def test_a_lookup_table_keeps_its_table(program, no_leftovers):
+    """A KeyError of an order id nobody placed: not `{}[103]`, and no unused `field` import."""
+    path = program("orders.py")
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="KeyError")).run()
+    assert summary.verified and summary.final_failure_line == "KeyError: 103"
+    assert "{}[" not in summary.text and "}[" not in summary.text
+    assert "import" not in summary.text or "field" not in summary.text
+
+
+def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
+    """What removals left in a training step: `(params["w1"]) @ w2`, `size=(32)`, two blank lines in a body."""
+    from autodd_lsp.passes.parens import DropRedundantParentheses
+    from autodd_lsp.passes.tidy import surplus_blank_lines
+
+    original = (
+        "def forward(params, x):\n"
+        "    h = (params['w1'] + params['b1']) @ params['w2']\n"
+        "    noise = rng.normal(size=(32, 32))\n"
+        "    keep = (x)\n"
+        "    return h + noise\n"
+    )
+    reduced = (
+        "def forward(params, x):\n"
+        "    h = (params['w1']) @ params['w2']\n"
+        "\n"
+        "\n"
+        "    noise = rng.normal(size=(32))\n"
+        "    keep = (x)\n"
+        "    return h + noise\n"
+    )
+    source = Source(reduced)
+    edits = DropRedundantParentheses().edits(PassContext(source, [], original=original), 0)
+    texts = [render(reduced, list(edit.patches)) for edit in edits or []]
+    assert len(texts) == 2  # the user's own `(x)` stays: its line was not touched
+    assert "    h = params['w1'] @ params['w2']\n" in texts[0]
+    assert "rng.normal(size=32)" in texts[1]
+    assert surplus_blank_lines(source) == [4]  # one blank line inside a body
+    assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level
+
+
+def test_a_value_that_calls_is_not_copied_into_two_uses():
+    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
+    from autodd_lsp.passes.variables import InlineVariables
+
+    def inlined(text):
+        source = Source(text)
+        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
+
+    reads_twice = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df.shape, df["price"].mean())\n'
+    assert inlined(reads_twice) == []
+    in_a_loop = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nfor epoch in range(3):\n    print(df)\n'
+    assert inlined(in_a_loop) == []
+    once = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df)\n'
+    assert inlined(once) == ['import pandas as pd\nprint(pd.read_csv("train.csv"))\n']
+    table = 'sizes = (32, 64)\nprint(sizes[0], sizes)\n'  # no call: copying the value costs nothing at run time
+    assert len(inlined(table)) == 1
+    iterated = 'records = [(n, n * n) for n in range(20)]\nfor record in records:\n    print(record)\n'
+    assert inlined(iterated) == ['for record in [(n, n * n) for n in range(20)]:\n    print(record)\n']  # run once
+    comprehended = 'rows = load()\nnames = [row.name for row in rows if row]\n'
+    assert inlined(comprehended) == ['names = [row.name for row in load() if row]\n']
+
+
+def test_commented_out_code_goes_and_prose_stays():
+    """`# self.hidden2 = nn.Sequential(` above a surviving layer: dead code in a reproducer."""
+    from autodd_lsp.passes.stale_comments import RemoveStaleComments
+
+    text = (
+        "import torch.nn as nn\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        # the first layer widens the input\n"
+        "        self.hidden = nn.Linear(4, 8)\n"
+        "        # self.hidden2 = nn.Sequential(\n"
+        "        #     nn.Linear(8, 8), nn.ReLU())\n"
+        "        self.out = nn.Linear(8, 2)\n"
+        "        # TODO: dropout\n"
+        "        self.act = nn.ReLU()\n"
+    )
+    source = Source(text)
+    edits = RemoveStaleComments().edits(PassContext(source, [], original=text), 0) or []
+    assert [render(text, list(e.patches)).count("#") for e in edits] == [2]
+    assert "self.hidden2" not in render(text, list(edits[0].patches))

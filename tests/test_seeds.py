@@ -1,0 +1,71 @@
+"""Seeds (engine/seeds.py) and the final check's repeated runs: a deterministic failure stays deterministic."""
+
+import subprocess
+import sys
+
+import pytest
+
+from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.engine.flaky import FINAL_RUNS
+from autodd_lsp.engine.protection import respects_frozen
+from autodd_lsp.engine.seeds import seed_spans
+from autodd_lsp.passes import registered_passes
+from autodd_lsp.passes.base import PassContext
+from autodd_lsp.syntax.source import Source
+from tests.conftest import program_text
+
+
+def protected(text):
+    source = Source(text)
+    return sorted(source.text[start:end] for start, end in seed_spans(source))
+
+
+def test_seeding_statements_are_protected_while_what_they_seed_is_used():
+    assert protected(program_text("seeded_deal.py")) == ["random.seed(1000)"]
+    assert protected("import random\nrandom.seed(1000)\nprint(1)\n") == []  # nothing random left: the seed may go
+    assert protected("import random\nrandom.seed()\nrandom.random()\n") == []  # seeded from the clock: no intent
+    text = (
+        "import numpy as np\nimport torch\n"
+        "torch.manual_seed(1337)\ntorch.cuda.manual_seed_all(1337)\n"
+        "rng = np.random.default_rng(0)\nx = rng.normal(size=3)\ny = torch.randn(2)\n"
+    )
+    assert protected(text) == ["rng = np.random.default_rng(0)", "torch.cuda.manual_seed_all(1337)", "torch.manual_seed(1337)"]
+    own = "import random\ndef set_seed(s):\n    random.seed(s)\nset_seed(7)\nrandom.random()\n"
+    assert protected(own) == ["random.seed(s)", "set_seed(7)"]
+
+
+def test_no_pass_proposes_an_edit_that_drops_or_changes_a_protected_seed():
+    source = Source(program_text("seeded_deal.py"))
+    spans = seed_spans(source)
+    ctx = PassContext(source, spans, original=source.text)
+    allowed = 0
+    for reduction_pass in registered_passes():
+        if reduction_pass.uses_values:
+            continue
+        level = 0
+        while (edits := reduction_pass.edits(ctx, level)) is not None:
+            for edit in edits:
+                if respects_frozen(edit, spans):
+                    allowed += 1
+                    text = source.text
+                    for patch in sorted(edit.patches, key=lambda p: p.start, reverse=True):
+                        text = text[: patch.start] + patch.build(lambda a, b: source.text[a:b]) + text[patch.end :]
+                    assert "random.seed(1000)" in text, (reduction_pass.name, text)
+            if not reduction_pass.has_levels:
+                break
+            level += 1
+    assert allowed > 20  # the rest of the program still reduces
+
+
+@pytest.mark.slow
+def test_a_seeded_programs_result_fails_in_every_fresh_run(program, no_leftovers):
+    """The seed decides the failure (3 runs of 10 fail without it): the result must fail in all."""
+    path = program("deal.py", program_text("seeded_deal.py"))
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="is not in list")).run()
+    assert summary.verified and summary.final.nodes < summary.original.nodes
+    alone = path.parent / "alone"
+    alone.mkdir()
+    (alone / "deal.py").write_text(summary.text)
+    runs = [subprocess.run([sys.executable, "deal.py"], cwd=alone, capture_output=True, text=True, check=False)
+            for _ in range(2 * FINAL_RUNS)]
+    assert all("ValueError: 'ace' is not in list" in run.stderr for run in runs), [r.stderr[-200:] for r in runs]
