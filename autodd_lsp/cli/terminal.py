@@ -17,6 +17,7 @@ from autodd_lsp.engine import (
     Started,
     Stats,
 )
+from autodd_lsp.wording import counted
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -25,10 +26,19 @@ if TYPE_CHECKING:
 def status_text(size: Size, original: Size, stats: Stats) -> str:
     rate = stats.candidates_run / stats.elapsed if stats.elapsed > 0 else 0.0
     return (
-        f"{stats.current_pass} · {original.lines} → {size.lines} non-blank lines · "
-        f"{original.nodes} → {size.nodes} nodes · {stats.candidates_run} candidates "
+        f"{stats.current_pass} · {original.lines} → {counted(size.lines, 'non-blank line')} · "
+        f"{original.nodes} → {counted(size.nodes, 'node')} · {counted(stats.candidates_run, 'candidate')} "
         f"({rate:.0f}/s) · {stats.elapsed:.1f} s"
     )
+
+
+def step_label(before: Size | None, after: Size) -> str:
+    """"smaller" for an accepted step that shrank the program (neither lines nor nodes went up),
+    else "accepted" (inlining a module, say, makes it bigger before it shrinks)."""
+    if before is not None and after.lines <= before.lines and after.nodes <= before.nodes \
+            and (after.lines, after.nodes) != (before.lines, before.nodes):
+        return "smaller"
+    return "accepted"
 
 
 class TerminalReporter:
@@ -57,15 +67,16 @@ class TerminalReporter:
                 status.start()
                 self._status = status
         elif isinstance(event, (PassStarted, Progress, Accepted)):
+            before = self._size
             if isinstance(event, (Progress, Accepted)):
                 self._size = event.size
-            self._show(event)
+            self._show(event, before)
         elif isinstance(event, Notice):
             self._note(f"autodd: note: {event.message}")
         elif isinstance(event, (Finished, Failed)):
             self.close()
 
-    def _show(self, event: PassStarted | Progress | Accepted) -> None:
+    def _show(self, event: PassStarted | Progress | Accepted, before: Size | None = None) -> None:
         if self._size is None or self._original is None:
             return  # before Started: nothing to compare with
         text = status_text(self._size, self._original, event.stats)
@@ -74,7 +85,7 @@ class TerminalReporter:
         elif isinstance(event, PassStarted) and self.verbose:
             self._log(f"autodd: pass: {text}")
         elif isinstance(event, Accepted):
-            self._log(f"autodd: smaller: {text}")
+            self._log(f"autodd: {step_label(before, self._size)}: {text}")
 
     def _log(self, line: str) -> None:
         if not self.quiet and not self.live:

@@ -12,6 +12,7 @@ from typing import Any
 
 from autodd_lsp.engine.flaky import FailureRate
 from autodd_lsp.syntax.metrics import Size
+from autodd_lsp.wording import counted
 
 
 @dataclass(frozen=True)
@@ -109,12 +110,15 @@ class Summary:
             check = "re-run: still fails the same way"
         else:
             check = "re-run: NOT reproduced"
-        run_count = f" ({s.runs} runs)" if s.runs != s.candidates_run else ""
+        run_count = f" ({counted(s.runs, 'run')})" if s.runs != s.candidates_run else ""
+        change = f"({pct:.0f}% smaller), " if f.nodes < o.nodes else (
+            f"({-pct:.0f}% larger), " if f.nodes > o.nodes else "(the same size), ")
         return (
-            f"{head}: {o.lines} -> {f.lines} non-blank lines, {o.nodes} -> {f.nodes} AST nodes "
-            + (f"({pct:.0f}% smaller), " if pct >= 0 else f"({-pct:.0f}% larger), ")
-            + f"{s.candidates_run} candidates run{run_count}, "
-            f"{s.cache_hits} cache hits, {s.rejected_unparsable} rejected without running, "
+            f"{head}: {o.lines} -> {counted(f.lines, 'non-blank line')}, "
+            f"{o.nodes} -> {counted(f.nodes, 'AST node')} "
+            + change
+            + f"{counted(s.candidates_run, 'candidate')} run{run_count}, "
+            f"{counted(s.cache_hits, 'cache hit')}, {s.rejected_unparsable} rejected without running, "
             + (f"{s.stale} started and discarded as stale, " if s.stale else "")
             + f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
         )

@@ -142,6 +142,7 @@ class MinimizeRun:
         self._stats: Stats | None = None
         self._newest_text: str | None = None
         self._offers_pending = 0  # a person's edits the engine is judging: nothing is streamed meanwhile
+        self._ended = False
         self._output_ready: asyncio.Task | None = None
         self._lock = threading.Lock()
         self._loop = asyncio.get_running_loop()
@@ -187,6 +188,8 @@ class MinimizeRun:
         finally:
             if self.stream is not None:
                 self.stream.stop()
+            self._ended = True  # the run's notes (an edit that lost the failure) end with it
+            self.server.publisher.note(self.output_uri, [])
             self.progress.end(result["message"].splitlines()[0])
         self.server.protocol.notify(FINISHED_NOTIFICATION, {"runId": self.run_id, "uri": self.source.uri, **result})
         if not self.client_shows_outcome:
@@ -369,6 +372,8 @@ class MinimizeRun:
 
     def _offer_judged(self, best: str, text: str, verdict) -> None:
         self._offers_pending -= 1
+        if self._ended:  # judged after the run ended: its note would outlive the run
+            return
         if not verdict.interesting:
             message = lost_message(verdict.outcome)
             self.server.publisher.note(self.output_uri, [line_diagnostic(

@@ -57,7 +57,7 @@ from autodd_lsp.server.stream import same_text
 logger = logging.getLogger(__name__)
 
 ALREADY_RUNNING = "already minimizing this file"
-NO_FINISHED_RUN = "no finished minimization of this file yet: run AutoDD: Minimize to the end first"
+NO_FINISHED_RUN = 'no finished run of this file yet: run "AutoDD: Minimize this failure" to the end first'
 # command -> (what it writes, the default path beside the source, the text)
 T = TypeVar("T")
 ARTIFACTS: dict[str, tuple[str, Callable[..., str], Callable[..., str]]] = {
@@ -92,9 +92,7 @@ class Minimizer:
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
             if source.notebook is not None and options.in_place:  # a script never overwrites the notebook
                 options = replace(options, output="beside")
-            problem = annotation_problem(source.text)
-            if problem:
-                raise RunError(f"{os.path.basename(source.path)}: {problem}")
+            self._refuse_annotation_errors(source)
             if source.uri in self.runs:  # started while we read the settings
                 raise RunError(ALREADY_RUNNING)
         except RunError as error:
@@ -117,6 +115,7 @@ class Minimizer:
         try:
             source = self.source_file(as_argument(args).get("uri"))
             request = MinimizeRequest.parse(args)  # the same options as autodd.minimize's
+            self._refuse_annotation_errors(source)  # as autodd.minimize would: before anything runs
             options = request.options(await self._configuration(source.uri), self.working_folder(source.path))
             question = await self.trial_question(source, options, threading.Event())
         except (RunError, UsageError) as error:
@@ -289,6 +288,13 @@ class Minimizer:
         if document is not None and document.source != text:
             return SourceFile(uri, path, document.source, saved=False)
         return SourceFile(uri, path, text)
+
+    @staticmethod
+    def _refuse_annotation_errors(source: SourceFile) -> None:
+        """RunError naming every freeze-annotation problem that stops a run, with its place (`prog.py: line 3, column 1: …`)."""
+        problem = annotation_problem(source.text)
+        if problem:
+            raise RunError(f"{os.path.basename(source.path)}: {problem}")
 
     async def _configuration(self, uri: str) -> dict:
         workspace = self.server.client_capabilities.workspace

@@ -9,6 +9,7 @@ import tokenize
 from dataclasses import dataclass
 
 from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.wording import counted
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Size:
     chars: int
 
     def __str__(self) -> str:
-        return f"{self.lines} non-blank lines, {self.nodes} AST nodes"
+        return f"{counted(self.lines, 'non-blank line')}, {counted(self.nodes, 'AST node')}"
 
 _LAYOUT_TOKENS = {
     tokenize.NL,

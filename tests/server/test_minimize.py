@@ -166,15 +166,23 @@ async def test_the_command_answers_before_the_run_and_its_run_id_cancels_it(clie
 
 
 async def test_freeze_annotation_errors_stop_a_run_before_anything_runs(client: EditorClient, tmp_path):
-    text = "import os\nx = 1\n# autodd: end-freeze\nraise ValueError('never run')\n"
+    # the program leaves a file `ran` when it runs: neither command may run it
+    text = (
+        "import os\nx = 1\n# autodd: end-freeze\n"
+        "open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ran'), 'w').close()\n"
+        "raise ValueError('never run')\n"
+    )
     uri = h.open_document(client, h.write(tmp_path, "annotated.py", text))
 
+    suggested = await h.execute(client, "autodd.suggestErrMsg", {"uri": uri})
+    assert suggested.suggestions == [] and suggested.failures == []
+    assert suggested.error.startswith("annotated.py: line 3, column 1: ")
     refused = await h.start_minimize(client, {"uri": uri})
 
     assert refused.status == "failed"
     assert refused.message.startswith("annotated.py: line 3, column 1: ")
     assert client.message_requests == [] and client.progress_reports == {}
-    assert not (tmp_path / "annotated.min.py").exists()
+    assert not (tmp_path / "annotated.min.py").exists() and not (tmp_path / "ran").exists()
 
 
 async def test_cancel_command_and_one_run_per_document(client: EditorClient, tmp_path):

@@ -54,6 +54,8 @@ async def test_an_edit_that_loses_the_failure_is_undone_with_a_diagnostic_saying
     assert result.status == "cancelled"
     final = (tmp_path / "lose.min.py").read_text()
     assert client.documents[out].text == final and "x3 = 3\n" in final
+    # the warning was the run's: it ends with it (published before autodd/finished), Problems count 0
+    assert lost() == [] and autodd_diagnostics(client, out) == []
 
 
 async def test_an_edit_that_keeps_the_failure_becomes_the_best_even_removing_frozen_code(client, tmp_path):

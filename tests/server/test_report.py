@@ -61,13 +61,16 @@ async def test_report_and_test_of_the_last_finished_run(client: EditorClient, tm
     assert source.read_text() == h.FAILING_PROGRAM
 
 
+NO_FINISHED = 'no finished run of this file yet: run "AutoDD: Minimize this failure" to the end first'
+
+
 async def test_without_a_finished_run_there_is_nothing_to_write(client: EditorClient, tmp_path):
     uri = h.open_document(client, h.write(tmp_path, "slow.py", slow_program()))
 
     never_ran = await h.execute(client, "autodd.writeReport", {"uri": uri})
-    assert never_ran.ok is False and "no finished minimization" in never_ran.message
+    assert never_ran.ok is False and NO_FINISHED in never_ran.message
     await h.wait_until(lambda: error_messages(client))
-    assert "no finished minimization" in error_messages(client)[0]
+    assert NO_FINISHED in error_messages(client)[0]
 
     # A stopped run is not a finished one.
     run = asyncio.ensure_future(h.minimize(client, {"uri": uri, "errMsg": SLOW_SENTINEL}))
@@ -75,7 +78,7 @@ async def test_without_a_finished_run_there_is_nothing_to_write(client: EditorCl
     await h.execute(client, "autodd.cancel", {"uri": uri})
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"
     stopped = await h.execute(client, "autodd.writeTest", {"uri": uri})
-    assert stopped.ok is False and "no finished minimization" in stopped.message
+    assert stopped.ok is False and NO_FINISHED in stopped.message
     assert not (tmp_path / "test_slow_regression.py").exists() and not (tmp_path / "slow.report.md").exists()
 
     no_argument = await h.execute(client, "autodd.writeTest", None)

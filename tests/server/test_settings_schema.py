@@ -133,3 +133,21 @@ def test_the_protocols_suggestion_reply_is_what_the_server_answers():
     assert reply["failures"] == [{"title": "killed by SIGSEGV", "arguments": {"crash": "SIGSEGV"}}]
     members = ts_interface("SuggestErrMsgResult")
     assert set(members) <= set(reply) | {"error"}, f"protocol.ts expects {set(members) - set(reply)} in the reply"
+
+
+def test_the_extension_names_the_setting_of_every_engine_flag():
+    """format.ts's FLAG_SETTINGS turns the engine's `--repeat N` into `autodd.repeat` in messages:
+    every engine option that is a setting has its flag there, mapped to that setting."""
+    from autodd_lsp.engine.options import flag_of
+
+    source = read_extension("format.ts")
+    table = source[source.index("export const FLAG_SETTINGS"):]
+    table = table[:table.index("};")]
+    mapped = dict(re.findall(r"'(-[^']+)': '([^']+)'", table))
+    properties = schema()
+    for key, option in ENGINE_OPTIONS.items():
+        if key in NOT_SETTINGS:
+            continue
+        for flag in flag_of(option.field).split("/"):
+            assert mapped.get(flag) == f"autodd.{key}", (flag, key)
+    assert all(setting in properties for setting in mapped.values())

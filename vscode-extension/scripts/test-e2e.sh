@@ -247,7 +247,7 @@ package_clean_checkout() ( # a subshell: the cd stays inside
   repo="$(git -C "$EXT_DIR" rev-parse --show-toplevel)" && commit="$(git -C "$EXT_DIR" rev-parse HEAD)" || return 1
   git clone --quiet --no-checkout "$repo" "$SCRATCH/clean" && git -C "$SCRATCH/clean" checkout --quiet "$commit" || return 1
   echo "clean checkout of $commit in $SCRATCH/clean"
-  cd "$SCRATCH/clean/vscode-extension" && npm ci --prefer-offline --no-audit --no-fund && npm run package &&
+  cd "$SCRATCH/clean/vscode-extension" && npm ci --prefer-offline --no-audit --no-fund && AUTODD_VSIX_TARGETS="${AUTODD_VSIX_TARGETS:-host}" npm run package &&
     test -f dist/autodd-vscode.vsix
 )
 
@@ -268,7 +268,7 @@ if [ "$VSIX_FROM" = clean ]; then
   step "build: a clean checkout, npm ci && npm run package (.vsix)" package_clean_checkout || finish
   EXT_UNDER_TEST="$SCRATCH/clean/vscode-extension"
 else
-  step "build: npm run package (.vsix)" bash -c "cd '$EXT_DIR' && npm run package && test -f dist/autodd-vscode.vsix" || finish
+  step "build: npm run package (.vsix)" bash -c "cd '$EXT_DIR' && AUTODD_VSIX_TARGETS=\"${AUTODD_VSIX_TARGETS:-host}\" npm run package && test -f dist/autodd-vscode.vsix" || finish
   EXT_UNDER_TEST="$EXT_DIR"
 fi
 VSIX="$EXT_UNDER_TEST/dist/autodd-vscode.vsix"
@@ -314,6 +314,7 @@ step "code-server answers /healthz" wait_healthy "$PORT" 60 || finish
 say "driving the workbench (phases: $PHASES)"
 env AUTODD_E2E_RUN_ID="$RUN_ID" E2E_PORT="$PORT" E2E_RESULTS="$RESULTS" E2E_CHECKS="$CHECKS" \
   E2E_PHASES="$PHASES" E2E_HOST_WORKSPACE="$SCRATCH/ws-host" E2E_UI_WORKSPACE="$SCRATCH/ws-ui" \
+  E2E_USER_DATA="$SCRATCH/user-data" \
   E2E_EXTENSION_DEV_PATH="$EXT_UNDER_TEST" E2E_HOST_TESTS="$EXT_UNDER_TEST/test/e2e/host/index.js" \
   AUTODD_E2E_HOST_RESULTS="$SCRATCH/host-results.json" E2E_CHROMIUM_PROFILE="$SCRATCH/chromium" \
   setsid timeout --kill-after=10 "${AUTODD_E2E_TIMEOUT:-1500}" node "$EXT_UNDER_TEST/test/e2e/driver.mjs" \

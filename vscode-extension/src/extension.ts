@@ -10,6 +10,7 @@ import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './pr
 import { onPythonInterpreterChanged } from './python';
 import { recordFor, RunResults } from './results';
 import { AutoddServer, readSettings } from './server';
+import { StatusItem } from './status';
 
 /** What `activate` returns: used by the end-to-end tests, harmless otherwise. */
 export interface AutoddApi {
@@ -22,6 +23,8 @@ export interface AutoddApi {
   codeLensTitles(uri: vscode.Uri): string[];
   /** The `autodd/progress` and `autodd/notice` of a run (the last 20 runs). */
   runEvents(runId: string): { progress: ProgressParams[]; notices: NoticeParams[] };
+  /** The status bar item's text and tooltip. */
+  statusBar(): { text: string; tooltip: string };
 }
 
 let server: AutoddServer | undefined;
@@ -38,7 +41,8 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
   const runs = new MinimizeFlow(server, results);
   flow = runs;
   const srv = server;
-  context.subscriptions.push(decorations, srv, results, runs);
+  const status = new StatusItem(srv);
+  context.subscriptions.push(decorations, srv, results, runs, status);
 
   const freezeCommand = (serverCommand: string) => async (): Promise<boolean> => {
     const editor = vscode.window.activeTextEditor;
@@ -95,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
     vscode.commands.registerCommand(ClientCommand.freeze, freezeCommand(ServerCommand.freeze)),
     vscode.commands.registerCommand(ClientCommand.unfreeze, freezeCommand(ServerCommand.unfreeze)),
     vscode.commands.registerCommand(ClientCommand.showLogs, () => log.show()),
+    vscode.commands.registerCommand(ClientCommand.statusMenu, () => status.menu()),
     vscode.commands.registerCommand(ClientCommand.restart, async () => {
       log.info('Restarting the AutoDD language server');
       return srv.restart();
@@ -140,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
     activeRuns: () => runs.activeRuns,
     codeLensTitles: (uri) => results.titles(uri),
     runEvents: (runId) => events.get(runId) ?? { progress: [], notices: [] },
+    statusBar: () => status.shown,
   };
 }
 

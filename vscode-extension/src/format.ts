@@ -1,4 +1,5 @@
-// Pure helpers for what the user sees: messages, quick-pick items, progress.
+// Pure helpers for what the user sees: messages (in an editor's words: settings,
+// not flags), progress, the status bar item, the server's stderr log levels.
 // No `vscode` import here, so these run under node's test runner.
 
 import type { MinimizeResult, NoticeParams, ProgramSize, ProgressParams } from './protocol';
@@ -18,23 +19,36 @@ export function formatReduction(original: ProgramSize, final: ProgramSize): stri
 
 export interface ResultMessage {
   severity: 'info' | 'warning' | 'error';
+  /** One line (a toast flattens line breaks): what happened, in the editor's words. */
   text: string;
-  /** Whether an "Open diff" button makes sense (there is a result file). */
-  canDiff: boolean;
+  /** The rest of the server's message (a traceback, the program's output): for the output channel. */
+  details: string;
+  /** The message's buttons: a finished run's diff, or what fits a failure. */
+  actions: ResultAction[];
 }
 
-/** Turns the server's answer to `autodd.minimize` into the message shown at the end. */
+export type ResultAction = 'Open diff' | 'Show output' | 'Run again…';
+
+/**
+ * Turns a run's end into the message shown: the size reduction with "Open diff"
+ * for a result, and for a failure its first line with "Show output" (the rest
+ * goes to the output channel) and "Run again…" (pick the failure anew): never a
+ * diff, which would be an earlier run's.
+ */
 export function formatResultMessage(result: MinimizeResult): ResultMessage {
   const sizes =
     result.original && result.final ? formatReduction(result.original, result.final) : undefined;
-  const canDiff = Boolean(result.outputUri);
-  const detail = (result.message ?? '').trim();
+  const [first, ...rest] = editorWording((result.message ?? '').trim()).split('\n');
+  const detail = (first ?? '').trim();
+  const details = rest.join('\n').trim();
+  const diff: ResultAction[] = result.outputUri ? ['Open diff'] : [];
   switch (result.status) {
     case 'done':
       return {
         severity: 'info',
         text: sizes ? `AutoDD: ${sizes}` : `AutoDD: done. ${detail}`.trim(),
-        canDiff,
+        details,
+        actions: diff,
       };
     case 'cancelled':
       return {
@@ -42,71 +56,100 @@ export function formatResultMessage(result: MinimizeResult): ResultMessage {
         text: sizes
           ? `AutoDD: cancelled; kept the best result so far, ${sizes}`
           : `AutoDD: cancelled. ${detail}`.trim(),
-        canDiff,
+        details,
+        actions: diff,
       };
     default:
       return {
         severity: 'error',
-        text: `AutoDD: minimization failed${detail ? `: ${detail}` : '.'}`,
-        canDiff,
+        text: `AutoDD: minimization failed${detail ? `: ${detail}` : '.'}${details ? ' (the output is in "AutoDD: Show logs")' : ''}`,
+        details,
+        actions: ['Show output', 'Run again…'],
       };
   }
 }
 
-export interface SuggestionItem {
-  label: string;
-  description?: string;
-  /** 'suggestion': use `value` as the message; 'custom': ask in an input box. */
-  kind: 'suggestion' | 'custom';
-  value: string;
-}
-
-export const TYPE_A_MESSAGE = 'Type a message…';
-
-const MAX_LABEL = 200;
+/** The settings of the engine's command-line flags (options.py's `flag`s), as an editor user sets them. */
+export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
+  '--repeat': 'autodd.repeat',
+  '--timeout': 'autodd.timeout',
+  '-j/--jobs': 'autodd.jobs',
+  '--jobs': 'autodd.jobs',
+  '-j': 'autodd.jobs',
+  '--backend': 'autodd.backend',
+  '--gpus': 'autodd.gpus',
+  '--ray-address': 'autodd.rayAddress',
+  '--match': 'autodd.match',
+  '--keep-imports': 'autodd.keepImports',
+  '--python': 'autodd.interpreter',
+};
 
 /**
- * Quick-pick items for the failure signature: each distinct, non-empty suggestion
- * (the server sends the most specific first), then "Type a message…".
+ * The engine's messages name its command-line flags (`--repeat N runs it N
+ * times`); an editor user has settings: "setting autodd.repeat to N runs it N
+ * times", "the autodd.timeout setting". A flag with no setting is left as it is.
  */
-export function suggestionItems(suggestions: readonly string[]): SuggestionItem[] {
-  const seen = new Set<string>();
-  const items: SuggestionItem[] = [];
-  for (const raw of suggestions) {
-    const value = raw.trim();
-    if (!value || seen.has(value)) continue;
-    seen.add(value);
-    const label = value.length > MAX_LABEL ? `${value.slice(0, MAX_LABEL - 1)}…` : value;
-    items.push({
-      label,
-      description: items.length === 0 ? 'last error line' : undefined,
-      kind: 'suggestion',
-      value,
-    });
-  }
-  items.push({
-    label: TYPE_A_MESSAGE,
-    description: 'text the failing output must contain',
-    kind: 'custom',
-    value: items[0]?.value ?? '',
-  });
-  return items;
+export function editorWording(text: string): string {
+  return text.replace(
+    /(^|[\s(])(-j\/--jobs|--[a-z][a-z-]*|-j)(?=[\s:,;)]|$)( (?:N|auto|ray|runner|subproc|same|substring|-?\d+(?:\.\d+)?)(?=[\s:,;)]|$))?/g,
+    (whole: string, before: string, flag: string, value: string | undefined) => {
+      const setting = FLAG_SETTINGS[flag];
+      if (!setting) return whole;
+      return value ? `${before}setting ${setting} to ${value.trim()}` : `${before}the ${setting} setting`;
+    },
+  );
 }
 
-/** What the quick pick says above the items, given how the program ended. */
-export function suggestionPlaceholder(returncode: number | null, count: number): string {
-  if (count === 0) {
-    return returncode === 0
-      ? 'The program exited normally (code 0): type the output text that marks the failure'
-      : 'No error line found in the output: type the text that marks the failure';
-  }
-  const how = returncode === null ? 'did not finish' : `exited with code ${returncode}`;
-  return `The program ${how}. Pick the failure message to preserve (text the output must contain)`;
+/** Where the server's one-line refusal points in the file ("x.py: line 3, column 1: …"), 0-based. */
+export function problemLocation(message: string): { line: number; character: number } | undefined {
+  const m = /: line (\d+)(?:, column (\d+))?:/.exec(message);
+  if (!m) return undefined;
+  return { line: Math.max(0, Number(m[1]) - 1), character: Math.max(0, Number(m[2] ?? 1) - 1) };
 }
 
-/** Checks the text typed in the input box; returns an error string or undefined. */
-export function validateErrMsg(text: string): string | undefined {
-  return text.trim() ? undefined : 'The message must not be empty';
+/** What every command that needs a finished run says when there is none. */
+export const NO_FINISHED_RUN =
+  'AutoDD: no finished run of this file yet: run "AutoDD: Minimize this failure" to the end first.';
+
+/** The log level of one line the server writes on stderr (its own log lines say theirs). */
+export function stderrLevel(line: string): 'info' | 'warn' | 'error' {
+  const m = /^autodd-lsp: (DEBUG|INFO|WARNING|ERROR|CRITICAL)\b/.exec(line);
+  if (m) return m[1] === 'WARNING' ? 'warn' : m[1] === 'ERROR' || m[1] === 'CRITICAL' ? 'error' : 'info';
+  // the entry script's own lines ("autodd-lsp: Python 3.11.7 at …; using …") are its start-up report
+  return line.startsWith('autodd-lsp: ') ? 'info' : 'error';
+}
+
+/** What the status bar item shows. */
+export type ServerStatus =
+  | { state: 'starting' }
+  | { state: 'ready' }
+  | { state: 'running'; file: string; size?: ProgramSize; original?: ProgramSize }
+  | { state: 'failed'; reason: string }
+  | { state: 'stopped' };
+
+/** The status bar item's text and tooltip: the server's state and the interpreter. */
+export function statusBarText(status: ServerStatus, interpreter: string | undefined): { text: string; tooltip: string } {
+  const python = interpreter ? `Python: ${interpreter}` : 'Python: not chosen yet';
+  switch (status.state) {
+    case 'starting':
+      return { text: '$(loading~spin) AutoDD', tooltip: `AutoDD: the language server is starting\n${python}` };
+    case 'ready':
+      return { text: '$(check) AutoDD', tooltip: `AutoDD: ready\n${python}` };
+    case 'running': {
+      const size =
+        status.size && status.original
+          ? ` ${formatCount(status.original.lines)} → ${formatCount(status.size.lines)} lines`
+          : '';
+      return {
+        text: `$(sync~spin) AutoDD:${size || ` ${status.file}`}`,
+        tooltip: `AutoDD: minimizing ${status.file}${size ? ` (${size.trim()})` : ''}\n${python}`,
+      };
+    }
+    case 'failed':
+      return { text: '$(error) AutoDD', tooltip: `AutoDD: the language server is not running: ${status.reason}\n${python}` };
+    default:
+      return { text: '$(circle-slash) AutoDD', tooltip: `AutoDD: the language server is stopped\n${python}` };
+  }
 }
 
 /**
@@ -153,7 +196,7 @@ export function noticeMessage(notice: Pick<NoticeParams, 'level' | 'message'>): 
   severity: 'info' | 'warning';
   text: string;
 } {
-  const text = notice.message.trim();
+  const text = editorWording(notice.message.trim());
   return {
     severity: notice.level === 'warning' ? 'warning' : 'info',
     text: text.startsWith('AutoDD') ? text : `AutoDD: ${text}`,

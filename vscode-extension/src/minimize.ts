@@ -1,20 +1,24 @@
 // The "Minimize this failure" flow in the editor (`MinimizeFlow`; the server's
 // `Minimizer` is the other end: it runs the reduction). Pick the failure signature
-// (pick.ts), start `autodd.minimize` (it replies at once with a runId), render the
+// (pick.ts: any kind the server offers), start `autodd.minimize` (it replies at once with a runId), render the
 // run from the server's structured `autodd/progress` in a cancellable
 // notification, and on `autodd/finished` settle the streamed result document
-// (settle.ts), report the size reduction, and keep the run reachable through code
+// (settle.ts), show the outcome (outcome.ts: the size reduction, or a failure's
+// line with Show output / Run again…), and keep the run reachable through code
 // lenses on the reproducer (results.ts): Open diff (against a snapshot of the
 // original, snapshots.ts), Copy bug report, Write regression test, Run again.
 // The server's answers are normalized first (replies.ts).
 
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { describeProgress, errorText, formatResultMessage, progressIncrement } from './format';
+import { failureSummary, messageFailure } from './choices';
+import { describeProgress, errorText, NO_FINISHED_RUN, progressIncrement } from './format';
 import { logger } from './log';
-import { pickErrMsg } from './pick';
+import { basename, RunMessages, showDiff } from './outcome';
+import { pickFailure } from './pick';
 import {
   ArtifactResult,
+  FailureArguments,
   FinishedParams,
   MinimizeArgs,
   MinimizeResult,
@@ -36,11 +40,14 @@ interface Run {
   cancelRequested: boolean;
 }
 
-/** Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests may pass errMsg). */
+/**
+ * Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests
+ * may pass the failure: `errMsg`, or `failure` with the server's arguments).
+ */
 export type MinimizeTarget =
   | vscode.Uri
   | string
-  | { uri: vscode.Uri | string; errMsg?: string; test?: string }
+  | { uri: vscode.Uri | string; errMsg?: string; failure?: FailureArguments; test?: string }
   | undefined;
 
 /** The runs this window started, from the command to the finished run's actions. */
@@ -52,8 +59,8 @@ export class MinimizeFlow implements vscode.Disposable {
   /** `autodd/finished` by runId (it may come before the code waiting for it). */
   private readonly finished = new Map<string, FinishedParams>();
   private readonly finishedWaiters = new Map<string, (params: FinishedParams) => void>();
-  /** Whether an error message of an earlier run may still be on screen. */
-  private errorShown = false;
+  /** The messages of the runs' ends (outcome.ts). */
+  private readonly messages = new RunMessages();
 
   constructor(
     private readonly server: AutoddServer,
@@ -83,7 +90,7 @@ export class MinimizeFlow implements vscode.Disposable {
 
   /** The whole flow; resolves with the run's end (undefined if the user stopped early). */
   async minimize(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
-    const { uri, errMsg: givenErrMsg, test } = resolveTarget(target);
+    const { uri, failure: givenFailure, test } = resolveTarget(target);
     if (!uri) {
       void vscode.window.showErrorMessage('AutoDD: open a Python file to minimize.');
       return undefined;
@@ -111,14 +118,14 @@ export class MinimizeFlow implements vscode.Disposable {
     if (!client) return undefined;
     this.clearPreviousError(uri);
 
-    let errMsg = givenErrMsg;
-    if (!errMsg) {
+    let failure = givenFailure;
+    if (!failure) {
       const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri), test);
       if (!suggested) return undefined;
-      errMsg = await pickErrMsg(suggested);
-      if (!errMsg) return undefined;
+      failure = await pickFailure(suggested, basename(uri));
+      if (!failure) return undefined;
     }
-    return this.run(client, document, errMsg, test);
+    return this.run(client, document, failure, test);
   }
 
   /** "Run again" on a finished run: the same file, failure and current settings. */
@@ -132,24 +139,19 @@ export class MinimizeFlow implements vscode.Disposable {
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     this.clearPreviousError(record.source);
-    return this.run(client, document, record.errMsg, record.test);
+    return this.run(client, document, record.failure, record.test);
   }
 
   /** A new run hides the previous run's error: its toast and its code lens. */
   private clearPreviousError(source: vscode.Uri): void {
     this.results.forgetFailure(source);
-    if (this.errorShown) {
-      this.errorShown = false;
-      // The API gives no handle on a message; hide the toasts (they stay in the
-      // notification center).
-      void vscode.commands.executeCommand('notifications.hideToasts');
-    }
+    this.messages.hidePreviousError();
   }
 
   private async run(
     client: LanguageClient,
     document: vscode.TextDocument,
-    errMsg: string,
+    failure: FailureArguments,
     test?: string,
   ): Promise<MinimizeResult> {
     const uri = document.uri;
@@ -160,8 +162,8 @@ export class MinimizeFlow implements vscode.Disposable {
     const original = this.snapshots.add(uri, document.getText());
     const token = `autodd-vscode-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     const args: MinimizeArgs = {
+      ...failure,
       uri: run.lspUri,
-      errMsg,
       ...(test ? { test } : {}),
       interpreter: settings.interpreter,
       ...readRunOptions(uri),
@@ -169,7 +171,7 @@ export class MinimizeFlow implements vscode.Disposable {
       // second time by vscode-languageclient; this notification renders autodd/progress.
       progressToken: token,
     };
-    logger().info(`Minimizing ${uri.fsPath} keeping ${JSON.stringify(errMsg)} (${JSON.stringify(args)})`);
+    logger().info(`Minimizing ${uri.fsPath} keeping ${failureSummary(failure)} (${JSON.stringify(args)})`);
 
     let result: MinimizeResult;
     try {
@@ -188,10 +190,12 @@ export class MinimizeFlow implements vscode.Disposable {
     }
     logger().info(`Minimization of ${uri.fsPath} ended: ${JSON.stringify(result)}`);
 
-    const output = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
-    if (output) await settleDocument(output);
-    this.results.record({ source: uri, output, original, errMsg, test, result });
-    this.report(result, original, output);
+    const streamed = result.outputUri ? vscode.Uri.parse(result.outputUri) : undefined;
+    if (streamed) await settleDocument(streamed);
+    // a failed run has no result of its own: the file there may be an earlier run's
+    const output = result.status === 'failed' ? undefined : streamed;
+    this.results.record({ source: uri, output, original, failure, test, result });
+    this.messages.report(result, uri, original, output);
     return result;
   }
 
@@ -224,7 +228,7 @@ export class MinimizeFlow implements vscode.Disposable {
       if (reply.status !== 'started') {
         // The server shows its verdict too ("AutoDD: <message>"); ours has the buttons.
         this.server.expectEcho(`AutoDD: ${reply.message}`);
-        return { status: 'failed', message: reply.message };
+        return { status: 'failed', message: reply.message, refused: true };
       }
       run.runId = reply.runId;
       run.outputUri = vscode.Uri.parse(reply.outputUri);
@@ -297,7 +301,7 @@ export class MinimizeFlow implements vscode.Disposable {
         logger().error(`autodd.suggestErrMsg: ${error}`);
         // the server shows the same line to every client: once is enough
         this.server.expectEcho(`AutoDD: ${error}`);
-        this.showError(`AutoDD: ${error}`);
+        this.messages.showRefusal(error, uri);
         return undefined;
       }
       const result = normalizeSuggestions(raw);
@@ -309,7 +313,7 @@ export class MinimizeFlow implements vscode.Disposable {
     } catch (err) {
       if (isCancellation(err)) return undefined;
       logger().error(`autodd.suggestErrMsg failed: ${errorText(err)}`);
-      this.showError(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
+      this.messages.showError(`AutoDD: could not run ${basename(uri)}: ${errorText(err)}`);
       return undefined;
     } finally {
       this.probes--;
@@ -350,6 +354,7 @@ export class MinimizeFlow implements vscode.Disposable {
   /** "Open diff": the original (as it was when the run started) beside the result. */
   async openDiff(record: RunRecord): Promise<void> {
     if (record.output) await showDiff(record.original, record.output);
+    else void vscode.window.showInformationMessage(NO_FINISHED_RUN);
   }
 
   /**
@@ -358,6 +363,11 @@ export class MinimizeFlow implements vscode.Disposable {
    * to the clipboard, the test opened. A refusal is shown by the server itself.
    */
   async writeArtifact(record: RunRecord, what: 'report' | 'test'): Promise<string | undefined> {
+    // the server describes the last *finished* run only (a stopped or failed one does not count)
+    if (record.result.status !== 'done') {
+      void vscode.window.showInformationMessage(NO_FINISHED_RUN);
+      return undefined;
+    }
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     const command = what === 'report' ? ServerCommand.writeReport : ServerCommand.writeTest;
@@ -370,7 +380,7 @@ export class MinimizeFlow implements vscode.Disposable {
         }),
       );
     } catch (err) {
-      this.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
+      this.messages.showError(`AutoDD: ${command} failed: ${errorText(err)}`);
       return undefined;
     }
     if (!answer || !answer.ok) {
@@ -390,31 +400,6 @@ export class MinimizeFlow implements vscode.Disposable {
     return answer.path;
   }
 
-  private showError(text: string, ...buttons: string[]): Thenable<string | undefined> {
-    this.errorShown = true;
-    return vscode.window.showErrorMessage(text, ...buttons);
-  }
-
-  private report(result: MinimizeResult, original: vscode.Uri, output: vscode.Uri | undefined): void {
-    const message = formatResultMessage(result);
-    const buttons: string[] = [];
-    if (message.canDiff && output) buttons.push('Open diff');
-    if (message.severity === 'error') buttons.push('Show logs');
-    const shown =
-      message.severity === 'info'
-        ? vscode.window.showInformationMessage(message.text, ...buttons)
-        : message.severity === 'warning'
-          ? vscode.window.showWarningMessage(message.text, ...buttons)
-          : this.showError(message.text, ...buttons);
-    void shown.then((choice) => {
-      if (choice === 'Open diff' && output) {
-        void showDiff(original, output);
-      } else if (choice === 'Show logs') {
-        logger().show();
-      }
-    });
-  }
-
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
   }
@@ -428,17 +413,13 @@ async function saveFirst(document: vscode.TextDocument): Promise<boolean> {
   return true;
 }
 
-/** The snapshot of the original (named as its source) beside the result. */
-async function showDiff(original: vscode.Uri, output: vscode.Uri): Promise<void> {
-  await vscode.commands.executeCommand('vscode.diff', original, output, `${basename(original)} ↔ ${basename(output)} (AutoDD)`);
-}
-
-function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; errMsg?: string; test?: string } {
+function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; failure?: FailureArguments; test?: string } {
   if (target instanceof vscode.Uri) return { uri: target };
   if (typeof target === 'string') return { uri: vscode.Uri.parse(target) };
   if (target && typeof target === 'object' && 'uri' in target) {
     const uri = typeof target.uri === 'string' ? vscode.Uri.parse(target.uri) : target.uri;
-    return { uri, errMsg: target.errMsg, test: target.test };
+    const failure = target.failure ?? (target.errMsg ? messageFailure(target.errMsg) : undefined);
+    return { uri, failure, test: target.test };
   }
   return { uri: vscode.window.activeTextEditor?.document.uri };
 }
@@ -448,8 +429,4 @@ function isCancellation(err: unknown): boolean {
     err instanceof vscode.CancellationError ||
     (typeof err === 'object' && err !== null && (err as { code?: number }).code === -32800)
   );
-}
-
-function basename(uri: vscode.Uri): string {
-  return uri.path.split('/').pop() ?? uri.path;
 }

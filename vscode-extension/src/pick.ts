@@ -1,39 +1,49 @@
-// The quick pick of the failure message a run must keep: the server's suggestions
-// (an edit button on each), then "Type a message…", which opens an input box.
-// What the items say and how the text is checked are pure (format.ts:
-// suggestionItems, suggestionPlaceholder, validateErrMsg); this module only shows them.
+// The quick pick of the failure a run must keep: every failure the server's
+// probe offers (messages, with an edit button, then a signal, an exit status, a
+// hang… each with its meaning in words), then "Type a message…", which opens an
+// input box. What the items say and how the text is checked are pure
+// (choices.ts); this module only shows them.
 
 import * as vscode from 'vscode';
-import { SuggestionItem, suggestionItems, suggestionPlaceholder, validateErrMsg } from './format';
-import type { SuggestErrMsgResult } from './protocol';
-
-const TITLE = 'AutoDD: the failure to preserve';
+import {
+  choiceHeading,
+  FailureChoice,
+  failureChoices,
+  failureMessage,
+  messageFailure,
+  SHORTER_IS_ROBUST,
+  validateErrMsg,
+} from './choices';
+import type { FailureArguments, SuggestErrMsgResult } from './protocol';
 
 const EDIT_BUTTON: vscode.QuickInputButton = {
   iconPath: new vscode.ThemeIcon('edit'),
   tooltip: 'Edit this message before using it',
 };
 
-/** The message the user picked (or typed); undefined if they dismissed the pick. */
-export async function pickErrMsg(suggested: SuggestErrMsgResult): Promise<string | undefined> {
-  const items = suggestionItems(suggested.suggestions);
+/** The failure the user picked (or the message typed); undefined if they dismissed the pick. */
+export async function pickFailure(suggested: SuggestErrMsgResult, file: string): Promise<FailureArguments | undefined> {
+  const items = failureChoices(suggested);
   const custom = items[items.length - 1];
-  if (items.length === 1) return askErrMsg(custom.value);
+  const heading = choiceHeading(file, suggested.returncode, items.length - 1);
+  if (items.length === 1) return askErrMsg(heading.title, failureMessage(custom.failure));
 
-  type Item = vscode.QuickPickItem & { item: SuggestionItem };
+  type Item = vscode.QuickPickItem & { item: FailureChoice };
   const quickPick = vscode.window.createQuickPick<Item>();
-  quickPick.title = TITLE;
-  quickPick.placeholder = suggestionPlaceholder(suggested.returncode, items.length - 1);
+  quickPick.title = heading.title;
+  quickPick.placeholder = heading.placeholder;
   quickPick.ignoreFocusOut = true;
   quickPick.matchOnDescription = true;
+  quickPick.matchOnDetail = true;
   quickPick.items = items.map((item) => ({
     label: item.label,
     description: item.description,
-    buttons: item.kind === 'suggestion' ? [EDIT_BUTTON] : [],
+    detail: item.detail,
+    buttons: item.editable ? [EDIT_BUTTON] : [],
     alwaysShow: item.kind === 'custom',
     item,
   }));
-  const choice = await new Promise<{ item: SuggestionItem; edit: boolean } | undefined>((resolve) => {
+  const choice = await new Promise<{ item: FailureChoice; edit: boolean } | undefined>((resolve) => {
     quickPick.onDidAccept(() => {
       const selected = quickPick.selectedItems[0] ?? quickPick.activeItems[0];
       resolve(selected ? { item: selected.item, edit: selected.item.kind === 'custom' } : undefined);
@@ -48,17 +58,16 @@ export async function pickErrMsg(suggested: SuggestErrMsgResult): Promise<string
   });
   quickPick.dispose();
   if (!choice) return undefined;
-  return choice.edit ? askErrMsg(choice.item.value) : choice.item.value;
+  return choice.edit ? askErrMsg(heading.title, failureMessage(choice.item.failure)) : choice.item.failure;
 }
 
-function askErrMsg(initial: string): Promise<string | undefined> {
-  return Promise.resolve(
-    vscode.window.showInputBox({
-      title: TITLE,
-      prompt: 'Text that the output of the failing program must contain (e.g. the exception line)',
-      value: initial,
-      ignoreFocusOut: true,
-      validateInput: validateErrMsg,
-    }),
-  ).then((text) => (text === undefined ? undefined : text.trim()));
+async function askErrMsg(title: string, initial: string): Promise<FailureArguments | undefined> {
+  const text = await vscode.window.showInputBox({
+    title,
+    prompt: `Text that the output of the failing program must contain, e.g. part of the error line (${SHORTER_IS_ROBUST})`,
+    value: initial,
+    ignoreFocusOut: true,
+    validateInput: validateErrMsg,
+  });
+  return text === undefined ? undefined : messageFailure(text.trim());
 }

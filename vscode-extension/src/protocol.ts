@@ -15,6 +15,7 @@ export const ServerCommand = {
 /** Client-side commands: must differ from the server's ids. */
 export const ClientCommand = {
   minimize: 'autodd-vscode.minimize',
+  statusMenu: 'autodd-vscode.statusMenu',
   cancel: 'autodd-vscode.cancel',
   freeze: 'autodd-vscode.freeze',
   unfreeze: 'autodd-vscode.unfreeze',
@@ -45,8 +46,24 @@ export interface FrozenRegionsParams {
   ranges: LspRange[];
 }
 
+/**
+ * The `autodd.minimize` arguments that name the failure a run keeps: `errMsg`,
+ * `errRegex`, `crash`, `exitCode`, `hang`, and whatever kinds the server adds
+ * (the flow passes them through unchanged; the server checks them).
+ */
+export type FailureArguments = Record<string, unknown>;
+
+/** A failure without a message the trial run showed (`killed by SIGSEGV`), with the arguments that keep it. */
+export interface SuggestedFailure {
+  title: string;
+  arguments: FailureArguments;
+}
+
 export interface SuggestErrMsgResult {
+  /** Failure messages, the most specific first. */
   suggestions: string[];
+  /** Failures of other kinds (a signal, an exit status, a hang…). */
+  failures: SuggestedFailure[];
   outputTail: string;
   returncode: number | null;
 }
@@ -75,7 +92,10 @@ export interface RunOptions {
 
 export interface MinimizeArgs extends RunOptions {
   uri: string;
+  /** The failure's message, when the failure kept is one (`messageFailure`). */
   errMsg?: string;
+  /** The failure to keep of any other kind (`crash`, `exitCode`, …), spread in as the server expects it. */
+  [failureKey: string]: unknown;
   /** A pytest test in the file (node id: `test_x`, `TestK::test_x`) to reduce instead of the script. */
   test?: string;
   interpreter?: string;
@@ -133,6 +153,8 @@ export interface FinishedParams {
 export interface MinimizeResult {
   status: 'done' | 'cancelled' | 'failed';
   message: string;
+  /** The server refused to start the run (nothing ran): a bad setting, a marker error… */
+  refused?: boolean;
   runId?: string;
   outputUri?: string;
   original?: ProgramSize;

@@ -4,7 +4,7 @@
 // they have not checked, so the flow (minimize.ts) handles only well-formed values.
 // Pure module (no `vscode` import) so unit tests can load it.
 
-import type { ArtifactResult, MinimizeReply, SuggestErrMsgResult } from './protocol';
+import type { ArtifactResult, MinimizeReply, SuggestedFailure, SuggestErrMsgResult } from './protocol';
 
 function fields(raw: unknown): Record<string, unknown> {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
@@ -26,13 +26,26 @@ export function suggestionError(raw: unknown): string | undefined {
   return typeof error === 'string' && error ? error : undefined;
 }
 
-/** The answer of `autodd.suggestErrMsg`: its string suggestions, the output tail, the exit code. */
+/**
+ * The answer of `autodd.suggestErrMsg`: its message suggestions, its failures of
+ * other kinds (each `{title, arguments}` with a non-empty title and an object of
+ * arguments, whatever kind they name), the output tail, the exit code.
+ */
 export function normalizeSuggestions(raw: unknown): SuggestErrMsgResult {
   const r = fields(raw);
+  const failures: SuggestedFailure[] = [];
+  for (const item of Array.isArray(r.failures) ? r.failures : []) {
+    const f = fields(item);
+    const args = f.arguments;
+    if (typeof f.title === 'string' && f.title && typeof args === 'object' && args !== null && !Array.isArray(args)) {
+      if (Object.keys(args).length) failures.push({ title: f.title, arguments: { ...(args as Record<string, unknown>) } });
+    }
+  }
   return {
     suggestions: Array.isArray(r.suggestions)
       ? r.suggestions.filter((s): s is string => typeof s === 'string')
       : [],
+    failures,
     outputTail: typeof r.outputTail === 'string' ? r.outputTail : '',
     returncode: typeof r.returncode === 'number' ? r.returncode : null,
   };

@@ -7,9 +7,9 @@
 // the last finished run of each document for writeReport / writeTest).
 
 import * as vscode from 'vscode';
-import { resultLensTitle } from './format';
+import { editorWording, NO_FINISHED_RUN, resultLensTitle } from './format';
 import { logger } from './log';
-import { ClientCommand, MinimizeResult } from './protocol';
+import { ClientCommand, FailureArguments, MinimizeResult } from './protocol';
 
 export interface RunRecord {
   source: vscode.Uri;
@@ -17,7 +17,8 @@ export interface RunRecord {
   output?: vscode.Uri;
   /** Snapshot of the original as the run started (for "Open diff"). */
   original: vscode.Uri;
-  errMsg: string;
+  /** The failure the run kept (the `autodd.minimize` arguments: errMsg, crash…). */
+  failure: FailureArguments;
   /** The pytest test reduced (a node id in the file), when the run reduced one. */
   test?: string;
   result: MinimizeResult;
@@ -74,7 +75,7 @@ export class RunResults implements vscode.CodeLensProvider, vscode.Disposable {
       if (status === 'failed') {
         if (record.source.toString() !== key) continue;
         return [
-          lens(`${resultLensTitle(record.result)}: ${oneLine(message)}`, ClientCommand.showLogs, message),
+          lens(`${resultLensTitle(record.result)}: ${oneLine(editorWording(message))}`, ClientCommand.showLogs, message),
           lens('Run again', ClientCommand.runAgain),
         ];
       }
@@ -107,7 +108,7 @@ export function recordFor(results: RunResults, arg: unknown): RunRecord | undefi
   const record = results.find(uri);
   if (!record) {
     logger().warn(`No finished AutoDD run for ${String(uri)}`);
-    void vscode.window.showInformationMessage('AutoDD: no finished run for this file.');
+    void vscode.window.showInformationMessage(NO_FINISHED_RUN);
   }
   return record;
 }

@@ -2,6 +2,8 @@
 // (`<interpreter> bundled/tool/autodd_server.py`, stdio) with vscode-languageclient.
 
 import * as path from 'node:path';
+import * as readline from 'node:readline';
+import type { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -15,7 +17,7 @@ import {
 } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
 import { EchoFilter } from './echo';
-import { noticeMessage } from './format';
+import { noticeMessage, ServerStatus, stderrLevel } from './format';
 import { checkInterpreter } from './interpreter';
 import { logger } from './log';
 import {
@@ -71,6 +73,10 @@ export class AutoddServer implements vscode.Disposable {
   private readonly echoes = new EchoFilter();
   private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped'>();
   readonly onDidChangeState = this.stateEmitter.event;
+  private serverStatus: ServerStatus = { state: 'stopped' };
+  private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
+  /** starting / ready / failed (why) / stopped, for the status bar item. */
+  readonly onDidChangeStatus = this.statusEmitter.event;
   private readonly progressEmitter = new vscode.EventEmitter<ProgressParams>();
   /** `autodd/progress` of any run. */
   readonly onProgress = this.progressEmitter.event;
@@ -95,6 +101,18 @@ export class AutoddServer implements vscode.Disposable {
 
   get currentInterpreter(): string | undefined {
     return this.interpreter;
+  }
+
+  /** The interpreter of the last start attempt (also when it failed), for the status bar. */
+  lastInterpreter: string | undefined;
+
+  get status(): ServerStatus {
+    return this.serverStatus;
+  }
+
+  private setStatus(status: ServerStatus): void {
+    this.serverStatus = status;
+    this.statusEmitter.fire(status);
   }
 
   start(): Promise<boolean> {
@@ -135,6 +153,8 @@ export class AutoddServer implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const settings = await readSettings(folder?.uri);
     const interpreter = settings.interpreter;
+    this.lastInterpreter = interpreter;
+    this.setStatus({ state: 'starting' });
     logger().info(`Using interpreter ${interpreter} (from ${settings.interpreterSource})`);
 
     const entry = path.join(this.extensionPath, ENTRY_SCRIPT);
@@ -144,6 +164,7 @@ export class AutoddServer implements vscode.Disposable {
     if (problem) {
       const message = interpreterProblemMessage(interpreter, problem);
       logger().error(`${message} [${problem.detail}]`);
+      this.setStatus({ state: 'failed', reason: message });
       void vscode.window
         .showErrorMessage(message, 'Open Settings', 'Show Logs')
         .then((choice) => {
@@ -165,6 +186,12 @@ export class AutoddServer implements vscode.Disposable {
       documentSelector: [{ scheme: 'file', language: 'python' }],
       outputChannel: logger(),
       traceOutputChannel: logger(),
+      // The server's stderr: its start-up report and log lines at their own level
+      // (the default logs every line as an error).
+      stdioOptions: {
+        stdout: (input, channel) => readLines(input, (line) => channel.info(line)),
+        stderr: (input, channel) => readLines(input, (line) => channel[stderrLevel(line)](line)),
+      },
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       middleware: {
         workspace: {
@@ -282,14 +309,22 @@ export class AutoddServer implements vscode.Disposable {
     });
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) this.stateEmitter.fire('running');
-      else if (e.newState === State.Stopped) this.stateEmitter.fire('stopped');
+      else if (e.newState === State.Stopped) {
+        this.stateEmitter.fire('stopped');
+        // a stop we did not ask for (doStop forgets the client first): the server went away
+        if (this.client === client && this.serverStatus.state === 'ready') {
+          this.setStatus({ state: 'failed', reason: 'the server stopped (see "AutoDD: Show logs")' });
+        }
+      }
     });
     try {
       await client.start();
       logger().info(`AutoDD language server started (${interpreter} ${entry})`);
+      this.setStatus({ state: 'ready' });
       return true;
     } catch (err) {
       logger().error(`AutoDD language server failed to start: ${String(err)}`);
+      this.setStatus({ state: 'failed', reason: String(err) });
       void vscode.window
         .showErrorMessage(`AutoDD: the language server failed to start: ${String(err)}`, 'Show Logs')
         .then((choice) => choice && logger().show());
@@ -309,6 +344,7 @@ export class AutoddServer implements vscode.Disposable {
     this.client = undefined;
     this.interpreter = undefined;
     this.decorations.clear();
+    this.setStatus({ state: 'stopped' });
     if (!client) return;
     try {
       await client.dispose(5000);
@@ -320,8 +356,13 @@ export class AutoddServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.stateEmitter.dispose();
+    this.statusEmitter.dispose();
     this.progressEmitter.dispose();
     this.finishedEmitter.dispose();
     this.noticeEmitter.dispose();
   }
+}
+
+function readLines(input: Readable, each: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', each);
 }

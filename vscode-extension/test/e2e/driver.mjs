@@ -550,6 +550,114 @@ async function uiPhase(browser) {
     return `error: ${errorToast} / then: ${done}`;
   });
 
+  await check('ui: the status bar item shows AutoDD; a click offers the output, the interpreter setting, a restart', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    const item = await waitFor('the AutoDD status bar item', async () => {
+      for (const el of await page.$$('.part.statusbar .statusbar-item')) {
+        const text = await el.evaluate((e) => e.innerText.trim());
+        if (text === 'AutoDD') return el;
+      }
+      return undefined;
+    }, 20000);
+    const label = await item.evaluate((e) => e.querySelector('a')?.getAttribute('aria-label') ?? e.getAttribute('aria-label') ?? '');
+    await item.click();
+    const rows = await waitFor('the status menu', async () => {
+      const r = await quickInputRows(page);
+      return r.some((x) => x.includes('Show the AutoDD output')) ? r : undefined;
+    }, 10000);
+    await shot(page, 'ui-status-menu');
+    for (const want of ['Choose the interpreter', 'Restart the server']) {
+      if (!rows.some((r) => r.includes(want))) throw new Error(`"${want}" missing: ${rows.join(' | ')}`);
+    }
+    await page.keyboard.press('Enter'); // Show the AutoDD output
+    await waitFor('the AutoDD output channel', () => page.evaluate(() =>
+      [...document.querySelectorAll('.part.panel select, .part.panel .monaco-select-box, .part.panel [aria-label]')]
+        .some((e) => /AutoDD/.test(e.value ?? '') || /AutoDD/.test(e.getAttribute('aria-label') ?? '') || /AutoDD/.test(e.textContent ?? ''))), 10000);
+    await runCommand(page, 'View: Hide Panel');
+    return `${label} / ${rows.join(' | ')}`;
+  });
+
+  await check('ui: the commands that need a finished run say so in one wording, naming the real command', async () => {
+    await openFile(page, 'plain.py');
+    const said = [];
+    for (const command of ['AutoDD: Open diff of the last run', 'AutoDD: Copy bug report of the last run']) {
+      await runCommand(page, 'Notifications: Clear All Notifications');
+      await runCommand(page, command);
+      said.push(await waitFor(`the answer of ${command}`, async () =>
+        (await toasts(page)).find((t) => /no finished run/.test(t)), 10000));
+    }
+    await shot(page, 'ui-no-finished-run');
+    const want = 'AutoDD: no finished run of this file yet: run "AutoDD: Minimize this failure" to the end first.';
+    if (!said.every((t) => t.includes(want))) throw new Error(said.join(' / '));
+    return said[0];
+  });
+
+  await check('ui: a --crash failure picked from the quick pick (title, full meaning) is kept; no candidate file in the Explorer', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'crashing.py');
+    await runCommand(page, 'AutoDD: Minimize this failure');
+    const rows = await waitFor('the crash in the quick pick', async () => {
+      const r = await quickInputRows(page);
+      return r.some((x) => x.includes('killed by SIGSEGV')) ? r : undefined;
+    }, 90000);
+    const title = await page.$eval('.quick-input-widget .quick-input-title', (e) => e.innerText.trim()).catch(() => '');
+    const placeholder = await page.$eval('.quick-input-widget input', (e) => e.getAttribute('placeholder') ?? '').catch(() => '');
+    await shot(page, 'ui-quick-pick-crash');
+    if (!/crashing\.py was killed by signal 11/.test(title)) throw new Error(`title: ${title}`);
+    if (placeholder !== 'Pick the failure to keep') throw new Error(`placeholder: ${placeholder}`);
+    const index = rows.findIndex((x) => x.includes('killed by SIGSEGV'));
+    if (!/--crash SIGSEGV/.test(rows[index]) || !/must be killed by SIGSEGV/.test(rows[index])) throw new Error(`the item: ${rows[index]}`);
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    const hidden = [];
+    const msg = await waitFor('the result message', async () => {
+      const names = await page.$$eval('.explorer-folders-view .monaco-list-row', (els) => els.map((e) => e.innerText.trim()));
+      for (const n of names) if (n.startsWith('.autodd-')) hidden.push(n);
+      return (await toasts(page)).find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+    }, RUN_TIMEOUT_MS, 100);
+    await shot(page, 'ui-crash-result');
+    if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(msg)) throw new Error(msg);
+    if (hidden.length) throw new Error(`candidate files in the Explorer: ${[...new Set(hidden)].join(', ')}`);
+    const disk = fs.readFileSync(path.join(UI_WS, 'crashing.min.py'), 'utf8');
+    if (!/string_at/.test(disk) || /unused_helper/.test(disk)) throw new Error(disk);
+    return `${rows[index]} → ${msg}`;
+  });
+
+  await check('ui: a failed run says one line with "Show output" and "Run again…", never "Open diff"', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'failing.py');
+    await runCommand(page, 'AutoDD: Minimize this failure');
+    await waitFor('the failure suggestions', async () => (await quickInputRows(page)).some((x) => x.includes('shape mismatch')), 90000);
+    await page.keyboard.type('zzzz', { delay: 10 }); // filters to "Type a message…" (always shown)
+    await waitFor('only "Type a message…"', async () => {
+      const r = await quickInputRows(page);
+      return r.length === 1 && r[0].includes('Type a message');
+    }, 10000);
+    await page.keyboard.press('Enter');
+    await waitFor('the input box', async () => (await quickInputRows(page)).length === 0 && quickInputVisible(page), 10000);
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.type('no such text in the output', { delay: 5 });
+    await page.keyboard.press('Enter');
+    const failed = await waitFor('the failure', async () => {
+      const found = await page.$$eval('.notifications-toasts .notification-toast', (els) =>
+        els.filter((e) => /minimization failed/.test(e.innerText)).map((e) => ({
+          text: e.querySelector('.notification-list-item-message')?.innerText ?? e.innerText,
+          buttons: [...e.querySelectorAll('.monaco-button')].map((b) => b.textContent.trim()).filter(Boolean),
+        })));
+      return found[0];
+    }, RUN_TIMEOUT_MS, 200);
+    await shot(page, 'ui-failed-run');
+    if (/\n|Traceback|--repeat/.test(failed.text.trim())) throw new Error(`not one editor line: ${failed.text}`);
+    if (!failed.buttons.includes('Show output') || !failed.buttons.includes('Run again…')) throw new Error(`buttons: ${failed.buttons}`);
+    if (failed.buttons.includes('Open diff')) throw new Error(`an "Open diff" on a failed run: ${failed.buttons}`);
+    return `${failed.text} [${failed.buttons.join(', ')}]`;
+  });
+
   // ---- a second run, cancelled from the notification
   await check('ui: a run cancelled from the notification reports "cancelled"', async () => {
     await runCommand(page, 'View: Close All Editors');
@@ -583,6 +691,24 @@ async function uiPhase(browser) {
   });
 
   await page.close().catch(() => {});
+
+  await check("ui: the server's start-up lines are logged as info, not [error]", async () => {
+    const logs = [];
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/AutoDD\.log$/.test(e.name)) logs.push(p);
+      }
+    };
+    walk(path.join(env.E2E_USER_DATA, 'logs'));
+    const text = logs.map((p) => fs.readFileSync(p, 'utf8')).join('\n');
+    const startup = text.split('\n').filter((l) => /autodd-lsp: Python \d/.test(l));
+    if (!startup.length) throw new Error(`no start-up line in ${logs.join(', ') || 'no AutoDD log'}`);
+    const wrong = startup.filter((l) => !/\[info\]/.test(l));
+    if (wrong.length) throw new Error(wrong.join(' / '));
+    return startup[0];
+  });
 }
 
 

@@ -9,11 +9,12 @@ import {
   formatResultMessage,
   noticeMessage,
   progressIncrement,
+  editorWording,
+  NO_FINISHED_RUN,
+  problemLocation,
   resultLensTitle,
-  suggestionItems,
-  suggestionPlaceholder,
-  TYPE_A_MESSAGE,
-  validateErrMsg,
+  statusBarText,
+  stderrLevel,
 } from '../../src/format';
 
 describe('formatResultMessage', () => {
@@ -27,7 +28,7 @@ describe('formatResultMessage', () => {
     });
     assert.equal(m.text, 'AutoDD: 212 → 19 lines (1,340 → 180 AST nodes)');
     assert.equal(m.severity, 'info');
-    assert.equal(m.canDiff, true);
+    assert.deepEqual(m.actions, ['Open diff']);
   });
 
   it('says cancelled and keeps the sizes of the best result', () => {
@@ -51,12 +52,72 @@ describe('formatResultMessage', () => {
     assert.equal(formatResultMessage({ status: 'done', message: '' }).text, 'AutoDD: done.');
   });
 
-  it('reports failures as errors without a diff', () => {
-    const m = formatResultMessage({ status: 'failed', message: 'the original does not fail' });
+  it('reports failures as errors without a diff: Show output and Run again instead', () => {
+    // a failed run has no diff of its own: an outputUri (an earlier run's file) must not bring one back
+    const m = formatResultMessage({ status: 'failed', message: 'the original does not fail', outputUri: 'file:///w/a.min.py' });
     assert.equal(m.severity, 'error');
-    assert.equal(m.canDiff, false);
+    assert.deepEqual(m.actions, ['Show output', 'Run again…']);
     assert.equal(m.text, 'AutoDD: minimization failed: the original does not fail');
     assert.equal(formatResultMessage({ status: 'failed', message: '' }).text, 'AutoDD: minimization failed.');
+  });
+
+  it('keeps a traceback out of the toast: one line shown, the rest for the output channel', () => {
+    const message =
+      "the message 'boom' does not reproduce; if it fails only sometimes, --repeat N runs it N times\n" +
+      'The program\'s output ends with:\nTraceback (most recent call last):\n  File "a.py", line 3\nValueError: other';
+    const m = formatResultMessage({ status: 'failed', message });
+    assert.doesNotMatch(m.text, /\n|Traceback|--repeat/);
+    assert.match(m.text, /setting autodd\.repeat to N runs it N times/);
+    assert.match(m.details, /^The program's output ends with:\nTraceback \(most recent call last\):\n {2}File "a.py", line 3\nValueError: other$/);
+    assert.match(m.text, /Show logs/);
+  });
+});
+
+describe('editorWording (settings, not flags)', () => {
+  it('names the setting of each engine flag', () => {
+    assert.equal(editorWording('if it fails only sometimes, --repeat N runs it N times'),
+      'if it fails only sometimes, setting autodd.repeat to N runs it N times');
+    assert.equal(editorWording('--timeout: must be positive'), 'the autodd.timeout setting: must be positive');
+    assert.equal(editorWording('-j 4 needs 4 GPUs, --gpus gives 2'), 'setting autodd.jobs to 4 needs 4 GPUs, the autodd.gpus setting gives 2');
+    assert.equal(editorWording('--backend ray needs Ray'), 'setting autodd.backend to ray needs Ray');
+    assert.equal(editorWording('--keep-imports instead'), 'the autodd.keepImports setting instead');
+  });
+  it('leaves other text and flags without a setting alone', () => {
+    assert.equal(editorWording('give its message with --err-msg'), 'give its message with --err-msg');
+    assert.equal(editorWording('a non-flag like x--repeat or well-known'), 'a non-flag like x--repeat or well-known');
+  });
+});
+
+describe('problemLocation / NO_FINISHED_RUN', () => {
+  it('finds the place a refusal names, 0-based', () => {
+    assert.deepEqual(problemLocation('bad.py: line 3, column 5: end-freeze without freeze-start'), { line: 2, character: 4 });
+    assert.equal(problemLocation('timeout must be a positive number'), undefined);
+  });
+  it('names the real command', () => {
+    assert.match(NO_FINISHED_RUN, /"AutoDD: Minimize this failure"/);
+  });
+});
+
+describe('stderrLevel (the server\'s stderr in the log)', () => {
+  it('logs the start-up report as info and log lines at their level', () => {
+    assert.equal(stderrLevel('autodd-lsp: Python 3.11.7 at /usr/bin/python3; using the bundled autodd-lsp 0.1.0'), 'info');
+    assert.equal(stderrLevel('autodd-lsp: WARNING something odd'), 'warn');
+    assert.equal(stderrLevel('autodd-lsp: ERROR it broke'), 'error');
+    assert.equal(stderrLevel('Traceback (most recent call last):'), 'error');
+  });
+});
+
+describe('statusBarText', () => {
+  it('shows each state and the interpreter', () => {
+    assert.match(statusBarText({ state: 'starting' }, '/usr/bin/python3').tooltip, /starting\nPython: \/usr\/bin\/python3/);
+    assert.equal(statusBarText({ state: 'ready' }, 'py').text, '$(check) AutoDD');
+    const running = statusBarText(
+      { state: 'running', file: 'a.py', original: { lines: 212, nodes: 1 }, size: { lines: 40, nodes: 1 } },
+      'py',
+    );
+    assert.match(running.text, /212 → 40 lines/);
+    assert.match(running.tooltip, /minimizing a\.py/);
+    assert.match(statusBarText({ state: 'failed', reason: 'Python 3.8 is too old' }, 'py').tooltip, /not running: Python 3\.8/);
   });
 });
 
@@ -72,56 +133,6 @@ describe('formatCount / formatReduction', () => {
       formatReduction({ lines: 2, nodes: 10 }, { lines: 1, nodes: 3 }),
       '2 → 1 lines (10 → 3 AST nodes)',
     );
-  });
-});
-
-describe('suggestionItems', () => {
-  it('keeps order, drops blanks and duplicates, and ends with "Type a message…"', () => {
-    const items = suggestionItems([
-      'ValueError: shape mismatch (4, 8) vs (8, 4)',
-      '  ',
-      'ValueError: shape mismatch',
-      'ValueError: shape mismatch',
-    ]);
-    assert.deepEqual(
-      items.map((i) => [i.kind, i.label]),
-      [
-        ['suggestion', 'ValueError: shape mismatch (4, 8) vs (8, 4)'],
-        ['suggestion', 'ValueError: shape mismatch'],
-        ['custom', TYPE_A_MESSAGE],
-      ],
-    );
-    assert.equal(items[0].description, 'last error line');
-    // "Type a message…" starts from the most specific suggestion.
-    assert.equal(items[2].value, 'ValueError: shape mismatch (4, 8) vs (8, 4)');
-  });
-
-  it('offers only "Type a message…" without suggestions', () => {
-    const items = suggestionItems([]);
-    assert.equal(items.length, 1);
-    assert.equal(items[0].kind, 'custom');
-    assert.equal(items[0].value, '');
-  });
-
-  it('shortens very long labels but keeps the full value', () => {
-    const long = 'E'.repeat(500);
-    const [item] = suggestionItems([long]);
-    assert.equal(item.value, long);
-    assert.ok(item.label.length <= 200);
-    assert.ok(item.label.endsWith('…'));
-  });
-});
-
-describe('suggestionPlaceholder / validateErrMsg', () => {
-  it('explains how the program ended', () => {
-    assert.match(suggestionPlaceholder(1, 2), /exited with code 1/);
-    assert.match(suggestionPlaceholder(null, 1), /did not finish/);
-    assert.match(suggestionPlaceholder(0, 0), /exited normally/);
-    assert.match(suggestionPlaceholder(1, 0), /No error line/);
-  });
-  it('rejects empty messages', () => {
-    assert.ok(validateErrMsg('   '));
-    assert.equal(validateErrMsg('boom'), undefined);
   });
 });
 

@@ -34,9 +34,30 @@ describe('suggestErrMsg answers', () => {
   it('keeps string suggestions only and defaults what is missing', () => {
     assert.deepEqual(
       normalizeSuggestions({ suggestions: ['ValueError: x', 3, null, 'ValueError'], outputTail: 'tail', returncode: 1 }),
-      { suggestions: ['ValueError: x', 'ValueError'], outputTail: 'tail', returncode: 1 },
+      { suggestions: ['ValueError: x', 'ValueError'], failures: [], outputTail: 'tail', returncode: 1 },
     );
-    assert.deepEqual(normalizeSuggestions(undefined), { suggestions: [], outputTail: '', returncode: null });
+    assert.deepEqual(normalizeSuggestions(undefined), { suggestions: [], failures: [], outputTail: '', returncode: null });
+  });
+  it('keeps the failures of every kind, and only well-formed ones', () => {
+    const raw = {
+      suggestions: [],
+      failures: [
+        { title: 'killed by SIGSEGV', arguments: { crash: 'SIGSEGV' } },
+        { title: 'exit status 3', arguments: { exitCode: 3 } },
+        { title: 'passes with 4', arguments: { passesWith: '4' } },
+        { title: '', arguments: { hang: true } },
+        { title: 'no arguments', arguments: {} },
+        { title: 'a list', arguments: [1] },
+        'junk',
+      ],
+      outputTail: '',
+      returncode: -11,
+    };
+    assert.deepEqual(normalizeSuggestions(raw).failures, [
+      { title: 'killed by SIGSEGV', arguments: { crash: 'SIGSEGV' } },
+      { title: 'exit status 3', arguments: { exitCode: 3 } },
+      { title: 'passes with 4', arguments: { passesWith: '4' } },
+    ]);
   });
 });
 

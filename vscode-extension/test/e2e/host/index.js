@@ -115,6 +115,49 @@ exports.run = async function run() {
       for (const id of SERVER_COMMANDS) assert.ok(commands.includes(id), `server command ${id} registered`);
     });
 
+    await check('host: the status bar item shows the server ready and its interpreter', async () => {
+      const shown = await waitFor('a ready status', () => (api.statusBar().text === '$(check) AutoDD' ? api.statusBar() : undefined), 10000);
+      assert.match(shown.tooltip, /^AutoDD: ready\nPython: \S+/, shown.tooltip);
+    });
+
+    await check('host: candidate files (.autodd-*) are hidden from the Explorer, file watchers and search', async () => {
+      for (const section of ['files.exclude', 'files.watcherExclude', 'search.exclude']) {
+        const [head, key] = section.split('.');
+        const value = vscode.workspace.getConfiguration(head).get(key) ?? {};
+        assert.equal(value['**/.autodd-*'], true, `${section}: ${JSON.stringify(value)}`);
+      }
+      // the contributed default is merged with VS Code's own, not in its place
+      assert.equal(vscode.workspace.getConfiguration('files').get('exclude')['**/.git'], true);
+    });
+
+    await check('host: a freeze-marker error stops "Minimize this failure" before anything runs, at its line', async () => {
+      const { doc } = await open('marker_runs.py');
+      const ran = workspaceFile('marker_ran.txt');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', doc.uri);
+      assert.equal(result, undefined, `stopped before a run: ${JSON.stringify(result)}`);
+      assert.equal(fs.existsSync(ran.fsPath), false, 'the program was not run (no probe)');
+      assert.equal(api.activeRuns(), 0);
+      const editor = await waitFor('the cursor on the marker error', () => {
+        const e = vscode.window.activeTextEditor;
+        return e && e.document.uri.toString() === doc.uri.toString() && e.selection.active.line === 3 ? e : undefined;
+      }, 10000);
+      assert.equal(editor.selection.active.character, 0);
+    });
+
+    await check('host: autodd.suggestErrMsg offers the crash of crashing.py; minimizing with its arguments keeps it', async () => {
+      const { doc } = await open('crashing.py');
+      const suggested = await vscode.commands.executeCommand('autodd.suggestErrMsg', { uri: doc.uri.toString() });
+      const crash = (suggested?.failures ?? []).find((f) => f.arguments?.crash === 'SIGSEGV');
+      assert.ok(crash, `a SIGSEGV failure offered: ${JSON.stringify(suggested)}`);
+      assert.equal(crash.title, 'killed by SIGSEGV');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, failure: crash.arguments });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      assert.ok(result.final.lines < result.original.lines, JSON.stringify(result));
+      const disk = fs.readFileSync(vscode.Uri.parse(result.outputUri).fsPath, 'utf8');
+      assert.match(disk, /string_at/);
+      assert.doesNotMatch(disk, /unused_helper/);
+    });
+
     await check('host: diagnostics for a bad freeze marker', async () => {
       const { doc } = await open('bad_freeze.py');
       const diags = await waitFor('autodd diagnostics', () => {
@@ -272,6 +315,10 @@ exports.run = async function run() {
         return d && !d.getText().includes('junk') && d.getText().includes('x3 = 3\n') ? d : undefined;
       }, 120000);
       const line = out.getText().split('\n').indexOf('x3 = 3');
+      const busy = await waitFor('the status bar item showing the run', () => {
+        const t = api.statusBar().text;
+        return /AutoDD: \d+ → \d+ lines/.test(t) ? t : undefined;
+      }, 10000);
       const edit = new vscode.WorkspaceEdit();
       edit.delete(out.uri, new vscode.Range(line, 0, line + 1, 0));
       assert.equal(await vscode.workspace.applyEdit(edit), true, 'the edit applied');
@@ -284,6 +331,10 @@ exports.run = async function run() {
       const result = await running;
       assert.equal(result?.status, 'cancelled', JSON.stringify(result));
       assert.match(fs.readFileSync(outUri.fsPath, 'utf8'), /x3 = 3/);
+      // the warning was the run's: gone with it, from the Problems count too
+      await waitFor('the run\'s warning to go', () =>
+        !vscode.languages.getDiagnostics(out.uri).some((d) => d.source === 'autodd'), 5000);
+      assert.equal(api.statusBar().text, '$(check) AutoDD', `status after the run (during it: ${busy})`);
     });
 
     await check('host: hovering a kept line of a finished reproducer says why; "Try without this line" reports the verdict', async () => {
@@ -343,6 +394,8 @@ exports.run = async function run() {
         await waitFor('the server to stop', () => !api.isServerRunning(), 20000);
         await sleep(1000);
         assert.equal(api.isServerRunning(), false, 'server not running with a missing interpreter');
+        const status = await waitFor('the failed status', () => (api.statusBar().text === '$(error) AutoDD' ? api.statusBar() : undefined), 10000);
+        assert.match(status.tooltip, /not running: .*\nPython: \/nonexistent\/bin\/python$/s, status.tooltip);
       } finally {
         await config.update('interpreter', before, vscode.ConfigurationTarget.Global);
       }
