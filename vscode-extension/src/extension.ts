@@ -77,6 +77,9 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand(ClientCommand.minimize, (target?: MinimizeTarget) => runs.minimize(target)),
+    vscode.commands.registerCommand(ClientCommand.minimizeWithArguments, (target?: MinimizeTarget) =>
+      runs.minimizeWithArguments(target),
+    ),
     vscode.commands.registerCommand(ClientCommand.cancel, (target?: vscode.Uri) =>
       runs.cancel(target instanceof vscode.Uri ? target : undefined),
     ),
