@@ -5,12 +5,13 @@ import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
 import { errorText } from './format';
 import { disposeLogger, logger } from './log';
-import { MinimizeFlow, MinimizeTarget } from './minimize';
+import { MinimizeFlow } from './minimize';
 import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './protocol';
 import { onPythonInterpreterChanged } from './python';
 import { recordFor, RunResults } from './results';
 import { AutoddServer, readSettings } from './server';
 import { StatusItem } from './status';
+import type { MinimizeTarget } from './target';
 
 /** What `activate` returns: used by the end-to-end tests, harmless otherwise. */
 export interface AutoddApi {

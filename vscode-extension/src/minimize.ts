@@ -7,18 +7,14 @@
 // line with Show output / Run again…), and keep the run reachable through code
 // lenses on the reproducer (results.ts): Open diff (against a snapshot of the
 // original, snapshots.ts), Copy bug report, Write regression test, Run again.
-// The server's answers are normalized first (replies.ts).
-// A run may carry the program's own arguments ("Minimize with arguments…", else the
-// `autodd.args` setting): the trial run and the run get the same ones. A Jupyter
-// notebook is minimized from its file (the server reads `.ipynb` from disk): a cell's
-// `vscode-notebook-cell:` uri stands for its notebook, and the notebook is saved first.
-// A trial run that lacked one of the program's imports is the interpreter's fault:
+// The server's answers are normalized first (replies.ts); what the command is given
+// (a file, a notebook or its cell, the program's arguments) is resolved in target.ts.
+// The trial run and the run get the same arguments and options. A trial run that lacked one of the program's imports is the interpreter's fault:
 // its message comes with "Choose interpreter", not with the failure quick pick.
 
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { joinArgs, splitArgs } from './arguments';
-import { failureSummary, messageFailure } from './choices';
+import { failureSummary } from './choices';
 import { describeProgress, errorText, NO_FINISHED_RUN, progressIncrement } from './format';
 import { logger } from './log';
 import { basename, RunMessages, showDiff } from './outcome';
@@ -37,7 +33,7 @@ import {
 import { normalizeArtifact, normalizeReply, normalizeSuggestions, suggestionError } from './replies';
 import { RunRecord, RunResults } from './results';
 import { AutoddServer, readRunOptions, readSettings } from './server';
-import { userValue } from './settings';
+import { askProgramArgs, MinimizeTarget, resolveTarget, saved } from './target';
 import { settleDocument } from './settle';
 import { OriginalSnapshots } from './snapshots';
 
@@ -49,25 +45,6 @@ interface Run {
   outputUri?: vscode.Uri;
   cancelRequested: boolean;
 }
-
-/**
- * Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests
- * may pass the failure: `errMsg`, or `failure` with the server's arguments).
- */
-export type MinimizeTarget =
-  | vscode.Uri
-  | string
-  | {
-      uri: vscode.Uri | string;
-      errMsg?: string;
-      failure?: FailureArguments;
-      test?: string;
-      /** The program's arguments (else the `autodd.args` setting's). */
-      args?: string[];
-    }
-  /** What `notebook/toolbar` passes. */
-  | { notebookEditor: { notebookUri: vscode.Uri } }
-  | undefined;
 
 /** The runs this window started, from the command to the finished run's actions. */
 export class MinimizeFlow implements vscode.Disposable {
@@ -114,22 +91,8 @@ export class MinimizeFlow implements vscode.Disposable {
   async minimizeWithArguments(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
     const resolved = resolveTarget(target);
     if (resolved.args || !resolved.uri) return this.minimize(target);
-    const setting = userValue(vscode.workspace.getConfiguration('autodd', resolved.uri).inspect('args'));
-    const current = Array.isArray(setting) ? setting.filter((a): a is string => typeof a === 'string') : [];
-    const line = await vscode.window.showInputBox({
-      title: `AutoDD: the arguments of ${basename(resolved.uri)}`,
-      prompt: "The program's own arguments (sys.argv[1:]) for every run, as on a shell's command line: quotes keep blanks",
-      placeHolder: 'e.g. --size 3 --name "two words"',
-      value: joinArgs(current),
-      ignoreFocusOut: true,
-      validateInput: (text) => {
-        const words = splitArgs(text);
-        return Array.isArray(words) ? undefined : words.error;
-      },
-    });
-    if (line === undefined) return undefined;
-    const words = splitArgs(line);
-    if (!Array.isArray(words)) return undefined;
+    const words = await askProgramArgs(resolved.uri);
+    if (!words) return undefined;
     return this.minimize({ uri: resolved.uri, failure: resolved.failure, test: resolved.test, args: words });
   }
 
@@ -468,66 +431,6 @@ export class MinimizeFlow implements vscode.Disposable {
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
   }
-}
-
-function isNotebook(uri: vscode.Uri): boolean {
-  return uri.path.toLowerCase().endsWith('.ipynb');
-}
-
-/**
- * The program's text once it is saved (candidates and the trial run read it from
- * disk; so does the server, for a notebook); undefined after saying why not.
- */
-async function saved(uri: vscode.Uri): Promise<string | undefined> {
-  if (isNotebook(uri)) {
-    const notebook = vscode.workspace.notebookDocuments.find((n) => n.uri.toString() === uri.toString());
-    if (notebook?.isDirty && !(await notebook.save())) {
-      void vscode.window.showErrorMessage(`AutoDD: could not save ${basename(uri)} before running it.`);
-      return undefined;
-    }
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  }
-  const document = await vscode.workspace.openTextDocument(uri);
-  if (document.languageId !== 'python') {
-    void vscode.window.showErrorMessage(`AutoDD: ${basename(uri)} is not a Python file.`);
-    return undefined;
-  }
-  if (document.isDirty && !(await document.save())) {
-    void vscode.window.showErrorMessage(`AutoDD: could not save ${basename(document.uri)} before running it.`);
-    return undefined;
-  }
-  return document.getText();
-}
-
-/** The notebook a cell (`vscode-notebook-cell:`) belongs to; any other uri as it is. */
-function notebookOf(uri: vscode.Uri): vscode.Uri {
-  if (uri.scheme !== 'vscode-notebook-cell') return uri;
-  const notebook = vscode.workspace.notebookDocuments.find((n) =>
-    n.getCells().some((c) => c.document.uri.toString() === uri.toString()),
-  );
-  return notebook?.uri ?? uri.with({ scheme: 'file', fragment: '' });
-}
-
-function resolveTarget(target: MinimizeTarget): {
-  uri?: vscode.Uri;
-  failure?: FailureArguments;
-  test?: string;
-  args?: string[];
-} {
-  if (target instanceof vscode.Uri) return { uri: notebookOf(target) };
-  if (typeof target === 'string') return { uri: notebookOf(vscode.Uri.parse(target)) };
-  if (target && typeof target === 'object' && 'uri' in target) {
-    const uri = typeof target.uri === 'string' ? vscode.Uri.parse(target.uri) : target.uri;
-    const failure = target.failure ?? (target.errMsg ? messageFailure(target.errMsg) : undefined);
-    return { uri: notebookOf(uri), failure, test: target.test, args: target.args };
-  }
-  if (target && typeof target === 'object' && 'notebookEditor' in target && target.notebookEditor?.notebookUri) {
-    return { uri: target.notebookEditor.notebookUri };
-  }
-  // in a notebook the active text editor is a cell's: the notebook is the program
-  const editor = vscode.window.activeTextEditor?.document.uri;
-  if (editor && editor.scheme !== 'vscode-notebook-cell') return { uri: editor };
-  return { uri: vscode.window.activeNotebookEditor?.notebook.uri ?? (editor && notebookOf(editor)) };
 }
 
 function isCancellation(err: unknown): boolean {
