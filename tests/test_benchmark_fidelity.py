@@ -70,7 +70,7 @@ def test_a_different_key_error_is_a_different_line(tmp_path, original):
     assert result["line"] == "KeyError: ''"
     row = fidelity.compare(original, result)
     assert row["line"] == "differs"
-    assert row["more_degenerate"] == {"empty string": 1}
+    assert row["more_degenerate"] == {"literal stand-in": 1, "empty string": 1}  # `{}[...]`: a literal subscripted
     assert row["nodes_after"] < row["nodes_before"]
 
 
@@ -217,13 +217,14 @@ def test_the_markdown_report_shows_the_fidelity_tables(tmp_path, original):
         original, tmp_path / "result.py", "KeyError", 30, dict(os.environ))})
     text = report.render_markdown(results)
     assert "## Fidelity" in text
-    assert "| keyerror_lookup | reference | differs | yes | none | 107 → 6 |" in text
+    assert "| keyerror_lookup | reference | differs | yes | literal stand-in +1 | 107 → 6 |" in text
     assert "`KeyError: 'west'`" in text
     assert "`KeyError: 'a\\|b'`" in text  # a pipe inside a cell is escaped
     assert "line 14: `print(region, REGION_MANAGERS[region], units)`" in text
     assert result["line"] == "KeyError: 'a|b'"
 
 
+@pytest.mark.slow
 def test_report_only_recomputes_the_fidelity_of_kept_outputs(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     from benchmarks import run as bench

@@ -124,7 +124,7 @@ def test_non_reproducing_original_stops_at_once_with_its_output(program, tmp_pat
 def test_freeze_annotation_errors_are_bad_input(program, tmp_path):
     src = program("frozen.py", "x = 1\n# autodd: freeze-start\ny = 2\n")
     done = autodd(src, "--err-msg", "x", "-o", tmp_path / "out.py")
-    assert_one_line_error(done, 2, "frozen.py:2:")
+    assert_one_line_error(done, 2, "frozen.py: line 2, column 1: `# autodd: freeze-start` has no matching")
 
 
 SLOW = slow_program(4, 0.1, junk=40)  # junk goes early, x0..x3 keep it running
@@ -216,7 +216,7 @@ SEGFAULT = "import ctypes\nprint('noise')\nunused = [1, 2]\nctypes.string_at(0)\
     "flags, fragment",
     [
         (["--err-msg", MESSAGE, "--crash"], "give one failure to keep (--err-msg, --err-regex, --crash, --exit-code, "
-                                            "--hang or --wrong-answer), not --err-msg and --crash"),
+                                            "--hang, --wrong-answer or --check), not --err-msg and --crash"),
         (["--wrong-answer", "--hang"], "not --hang and --wrong-answer"),
         (["--err-msg", MESSAGE, "--passes-with-env", "NOEQUALS"], "--passes-with-env takes NAME=VALUE"),
         (["--err-msg", MESSAGE, "--passes-with", "/nonexistent/python"], "--passes-with: no Python interpreter"),

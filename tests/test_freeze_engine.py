@@ -99,5 +99,5 @@ def test_future_import_and_docstring_need_no_injected_import(program):
 def test_annotation_errors_stop_before_running(program):
     text = "def f():\n    # autodd: freeze-start\n    x = 1\n# autodd: end-freeze\n" + FAIL
     path = program("bad.py", text)
-    with pytest.raises(UsageError, match=r"bad.py:\d+:\d+: .*"):
+    with pytest.raises(UsageError, match=r"bad.py: line \d+, column \d+: .*"):
         Reduction(text, str(path), ReduceOptions(err_msg="frozen test failure"))

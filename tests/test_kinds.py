@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from autodd_lsp.cli.main import build_parser, failure_to_keep
+from autodd_lsp.cli.arguments import build_parser, failure_to_keep
 from autodd_lsp.engine import FailureSpec, ReduceOptions, RunOptions, UsageError
 from autodd_lsp.engine.question import failure_question
 from autodd_lsp.execution import RunResult

@@ -10,7 +10,7 @@ Two layers, because two things are asked of the engine:
 
 Each field's metadata (`option(...)`) names its command-line flag, its server setting and
 carries its help; `engine_options()` reads them with each field's type and default, and both
-front ends derive from that list: the CLI's flags (`cli/main.py`: argparse's flags, types,
+front ends derive from that list: the CLI's flags (`cli/arguments.py`: argparse's flags, types,
 choices, defaults and help) and the server's settings (`server/request.py`: its keys, types,
 defaults). A new option is one field here (and, when the editor shows it, its entry in
 package.json and settings.ts, which `tests/server/test_settings_schema.py` checks). `validate()` raises
@@ -114,7 +114,7 @@ class RunOptions:
     # The program's own command line and input: every run of it (original, candidates, the final
     # re-run, the report's command, the regression test) gets `args` as sys.argv[1:] and reads the
     # file `stdin` (relative: to `cwd`) on its standard input; "": /dev/null.
-    # The CLI takes `args` after `--` (cli/main.py), the server as the setting `args` (a list of strings).
+    # The CLI takes `args` after `--` (cli/arguments.py), the server as the setting `args` (a list of strings).
     args: tuple[str, ...] = option((), setting="args",
                                    help="the program's own arguments (sys.argv[1:] of every run), after --")
     stdin: str = option("", flag="--stdin", metavar="FILE",

@@ -109,7 +109,9 @@ class Reduction:
                 session.fixpoint.run(pool)
                 self._offers.close()
             backend.close()  # free the warm servers before the standalone check
-            verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+            # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
+            if session.tester.has_rules:
+                verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
         except NotReproducible as error:
             self._reporter.emit(Failed(str(error), error.output_tail))
             raise

@@ -1,5 +1,6 @@
-"""The program's own modules, inlined into one file (see `inline.py`; `checks.py` keeps a module's
-own failing check whole); a test's conftest.py files (`conftest.py`)."""
+"""The program's own modules, inlined into one file (see `inline.py`, which decides; `renaming.py`
+edits the text, `names.py` reads what a tree binds; `checks.py` keeps a module's own failing check
+whole); a test's conftest.py files (`conftest.py`)."""
 
 from autodd_lsp.inlining.checks import freeze_check
 from autodd_lsp.inlining.conftest import inline_conftests

@@ -14,7 +14,7 @@ looked up by name), unless the test module defines the same name (then the
 module's wins in pytest, and the conftest's is renamed `conftest_name`); any
 other top-level name of a conftest is renamed where it collides with a name of
 the test module or of another conftest. The same import in both is no
-collision. `__file__` and `__name__` become strings (`inline.py`'s renaming,
+collision. `__file__` and `__name__` become strings (`renaming.py`,
 through `scopes.py`). The user's files are only read. Hooks (`pytest_*`
 functions) do not work from a test module: the engine runs the inlined test
 without conftest.py files and uses it only if it fails the same way.
@@ -26,14 +26,9 @@ import ast
 import os
 
 from autodd_lsp.files import read_python_source
-from autodd_lsp.inlining.inline import (
-    Inlined,
-    _apply,
-    _CannotInline,
-    _Module,
-    _rename_module,
-    _top_level_names,
-)
+from autodd_lsp.inlining.inline import Inlined
+from autodd_lsp.inlining.names import top_level_names
+from autodd_lsp.inlining.renaming import CannotInline, apply_patches, rename_module
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source
 
@@ -55,7 +50,7 @@ def inline_conftests(text: str, path: str, conftests: list[str]) -> Inlined:
     if kept or not modules:
         return Inlined(text, kept=tuple(kept))
     own = _bindings_of(tree)
-    taken = set(own) | {name for _, _, t in modules for name in _top_level_names(t)}  # and every new name
+    taken = set(own) | {name for _, _, t in modules for name in top_level_names(t)}  # and every new name
     pieces = []
     for index, (conftest, conftest_text, conftest_tree) in enumerate(modules):
         if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in conftest_tree.body):
@@ -79,23 +74,23 @@ def inline_conftests(text: str, path: str, conftests: list[str]) -> Inlined:
                 taken.add(new)
             new_names[name] = new
         try:
-            body = _rename_module(conftest_text, conftest_tree, new_names, _Module(conftest, "conftest", os.path.dirname(conftest)))
-        except _CannotInline as why:
+            body = rename_module(conftest_text, conftest_tree, new_names, "conftest", conftest)
+        except CannotInline as why:
             return Inlined(text, kept=((conftest, str(why)),))
         pieces.append(f"# from {os.path.relpath(conftest, os.path.dirname(os.path.abspath(path)))}\n"
                       + body.rstrip("\n") + "\n\n\n")
     at = _insertion_point(text, tree)
     code = "".join(pieces) if at < len(text) or text.endswith("\n") or not text else "\n" + "".join(pieces)
     try:
-        new_text = _apply(text, [(at, at, code)])
-    except _CannotInline:
+        new_text = apply_patches(text, [(at, at, code)])
+    except CannotInline:
         return Inlined(text)
     return Inlined(new_text, tuple(c for c, _, _ in modules))
 
 
 def _bindings_of(tree: ast.Module) -> dict[str, object]:
     """Top-level names -> the import that binds them (a hashable key), or None for any other binding."""
-    keys: dict[str, object] = dict.fromkeys(_top_level_names(tree))
+    keys: dict[str, object] = dict.fromkeys(top_level_names(tree))
     for statement in tree.body:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             for alias in statement.names:

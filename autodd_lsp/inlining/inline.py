@@ -22,6 +22,11 @@ function, a `__future__` import of its own) keeps its import: `Inlined.kept`
 says which and why. The user's files
 are only read. The engine runs the inlined program before reducing it and uses
 it only if it fails as the original does.
+
+This module decides: which imports name the program's own files, in what
+order their code runs, under which names, and when an import must stay.
+`renaming.py` makes the text edits it asks for and `names.py` answers what a
+syntax tree binds and reads; neither knows of this module.
 """
 
 from __future__ import annotations
@@ -29,11 +34,24 @@ from __future__ import annotations
 import ast
 import builtins
 import os
-import re
 from dataclasses import dataclass, field
 
 from autodd_lsp.files import read_python_source
-from autodd_lsp.inlining.scopes import global_name_nodes
+from autodd_lsp.inlining.names import (
+    bindings,
+    bound_name,
+    is_docstring,
+    names_in,
+    names_used,
+    only_attribute_uses,
+    top_level_names,
+)
+from autodd_lsp.inlining.renaming import (
+    CannotInline,
+    apply_patches,
+    rename_module,
+    rename_patches,
+)
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source, end_col, last_line
 
@@ -43,10 +61,6 @@ class Inlined:
     text: str
     modules: tuple[str, ...] = ()  # files inlined, in the order they run
     kept: tuple[tuple[str, str], ...] = ()  # (module, why its import stays)
-
-
-class _CannotInline(Exception):
-    pass
 
 
 @dataclass
@@ -76,10 +90,10 @@ def inline_local_modules(text: str, path: str) -> Inlined:
         return Inlined(text)
     me = _Module(os.path.abspath(path), "__main__", root)
     state = _State(root=root, taken=set(dir(builtins)))
-    state.taken |= _names_used(tree) - _imported_only(tree, me, state)
+    state.taken |= names_used(tree) - _imported_only(tree, me, state)
     try:
         new_text, _ = _rewrite_importer(text, tree, me, state)
-    except _CannotInline as why:
+    except CannotInline as why:
         return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
         return Inlined(text, kept=tuple(state.kept))
@@ -133,8 +147,8 @@ def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -
     if not patches:
         return text, renames
     _check_local_imports_elsewhere(tree, me, state, attribute_modules)
-    patches.extend(_rename_patches(tree, renames, attribute_modules, offset))
-    return _apply(text, patches), renames
+    patches.extend(rename_patches(tree, renames, attribute_modules, offset))
+    return apply_patches(text, patches), renames
 
 
 def _inline_statement(statement, tree, me: _Module, state: _State, renames, attribute_modules) -> str | None:
@@ -163,17 +177,17 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
         state.kept.append((_statement_modules(statement), "its import statement also imports other modules"))
         return None
     for alias, found, name in resolved:
-        bound = _bound_name(alias)
-        if name is None and not _only_attribute_uses(tree, bound):
+        bound = bound_name(alias)
+        if name is None and not only_attribute_uses(tree, bound):
             state.kept.append((found[1], f"{bound} is used as a value, not only as {bound}.name"))
             return None
         if name == "*":
-            clash = sorted(_exported(found[0]) & _top_level_names(tree, skip=statement))
+            clash = sorted(_exported(found[0]) & top_level_names(tree, skip=statement))
             if clash:
                 state.kept.append((found[1], f"`from {found[1]} import *` and the program both define {clash[0]}"))
                 return None
     for alias, found, name in resolved:
-        bound = _bound_name(alias)
+        bound = bound_name(alias)
         inits = _package_inits(state, found[0])
         code = None if inits is None else _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
         if inits is None or code is None or (name not in (None, "*") and name not in state.done[found[0]]):
@@ -186,7 +200,7 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
         if name == "*":
             exported = _exported(found[0])
             if not exported <= names.keys():
-                raise _CannotInline(f"its __all__ names {sorted(exported - names.keys())[0]}, which it does not define")
+                raise CannotInline(f"its __all__ names {sorted(exported - names.keys())[0]}, which it does not define")
             renames.update({n: names[n] for n in exported})
         elif name is None and not alias.asname and "." in alias.name:
             # `import a.b` binds the package `a`: `a.b.x` is b's x, `a.y` the package's y
@@ -197,11 +211,6 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
         else:
             renames[bound] = names[name]
     return "".join(pieces).rstrip("\n")
-
-
-def _bound_name(alias: ast.alias) -> str:
-    """The name an import binds: `import a.b` binds `a`."""
-    return alias.asname or alias.name.split(".")[0]
 
 
 def _exported(path: str) -> set[str]:
@@ -217,9 +226,9 @@ def _exported(path: str) -> set[str]:
             try:
                 names = ast.literal_eval(statement.value)
             except ValueError:
-                raise _CannotInline("its __all__ is computed") from None
+                raise CannotInline("its __all__ is computed") from None
             return {str(n) for n in names}
-    return {n for n in _top_level_names(tree) if not n.startswith("_")}
+    return {n for n in top_level_names(tree) if not n.startswith("_")}
 
 
 def _package_inits(state: _State, path: str) -> list[str] | None:
@@ -252,7 +261,7 @@ def _nest(attribute_modules: dict, parts: list[str], names: dict[str, str], stat
 
 
 def _give_up():
-    raise _CannotInline("part of an import statement could not be inlined")
+    raise CannotInline("part of an import statement could not be inlined")
 
 
 def _statement_modules(statement) -> str:
@@ -274,31 +283,31 @@ def _module_code(state: _State, module: _Module) -> str | None:
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as error:
         state.kept.append((module.name, f"cannot be read: {error}"))
         return None
-    if all(_is_docstring(s) for s in tree.body):  # an empty `__init__.py`: nothing to run
+    if all(is_docstring(s) for s in tree.body):  # an empty `__init__.py`: nothing to run
         state.done[module.path] = {}
         return ""
     state.active.add(module.path)
     try:
-        names = _top_level_names(tree)
+        names = top_level_names(tree)
         if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
-            raise _CannotInline("it has a __future__ import of its own")
+            raise CannotInline("it has a __future__ import of its own")
         # Names it binds by importing another local module are that module's: they reserve nothing.
         via_import = _imported_only(tree, module, state)
         new_names = {name: _fresh_name(state, module, name) for name in sorted(names - via_import)}
         # its inner names too: a later module must not shadow them
-        state.taken.update(_names_used(tree) - via_import)
+        state.taken.update(names_used(tree) - via_import)
         state.done[module.path] = new_names
         body, imported = _rewrite_importer(text, tree, module, state)  # its own local imports
         body_tree = parse(body)
-        still = _top_level_names(body_tree)
-        by_imports = {n for st in body_tree.body if isinstance(st, ast.ImportFrom) for n in _bindings(st)}
+        still = top_level_names(body_tree)
+        by_imports = {n for st in body_tree.body if isinstance(st, ast.ImportFrom) for n in bindings(st)}
         for name in sorted(names & via_import & by_imports):  # its import was kept: a name of its own
             new_names[name] = _fresh_name(state, module, name)
         for gone in names - still:  # bound by an import that was inlined: its uses name the other
             new_names.pop(gone, None)  # module's global now, and so does `module.gone`
-        body = _rename_module(body, body_tree, new_names, module)
+        body = rename_module(body, body_tree, new_names, module.name, module.path)
         state.done[module.path] = {**new_names, **{n: imported[n] for n in names - new_names.keys() if n in imported}}
-    except _CannotInline as why:
+    except CannotInline as why:
         state.done.pop(module.path, None)
         state.kept.append((module.name, str(why)))
         return None
@@ -324,7 +333,7 @@ def _imported_only(tree: ast.Module, me: _Module, state: _State) -> set[str]:
     if not imported:
         return imported
     own = {id(alias) for s in tree.body if isinstance(s, ast.ImportFrom) for alias in s.names}
-    return imported - _names_in(tree, reads=False, skip=own)
+    return imported - names_in(tree, reads=False, skip=own)
 
 
 def _qualified(statement: ast.ImportFrom, alias: ast.alias) -> str:
@@ -334,7 +343,7 @@ def _qualified(statement: ast.ImportFrom, alias: ast.alias) -> str:
 def _exported_or_none(path: str) -> set[str]:
     try:
         return _exported(path)
-    except _CannotInline:
+    except CannotInline:
         return set()
 
 
@@ -350,181 +359,12 @@ def _fresh_name(state: _State, module: _Module, name: str) -> str:
     return new
 
 
-def _is_docstring(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
-
-
-def _names_used(tree: ast.AST) -> set[str]:
-    """Every name a module reads or binds (attribute names are not names)."""
-    return _names_in(tree)
-
-
-def _names_in(tree: ast.AST, reads: bool = True, skip: frozenset[int] | set[int] = frozenset()) -> set[str]:
-    """The names `tree` binds, and with `reads` those it reads too; nodes whose id is in `skip` aside."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Name):
-            if reads or not isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add(_bound_name(node))
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-    return names
-
-
-def _top_level_names(tree: ast.Module, skip: ast.stmt | None = None) -> set[str]:
-    names: set[str] = set()
-    for statement in tree.body:
-        if statement is skip:
-            continue
-        for node in _bindings(statement):
-            names.add(node)
-    return names
-
-
-def _bindings(statement: ast.stmt):
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield statement.name
-    elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-        for alias in statement.names:
-            if alias.name != "*":
-                yield (alias.asname or alias.name).split(".")[0]
-    else:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                yield node.id
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                yield node.name
-
-
-# -- renaming ---------------------------------------------------------------------------
-
-
-def _rename_module(text: str, tree: ast.Module, new_names: dict[str, str], module: _Module) -> str:
-    """The module's text with its global names renamed, imports aliased, __name__/__file__ written out."""
-    changed = {old: new for old, new in new_names.items() if old != new}
-    specials = {"__name__": repr(module.name), "__file__": repr(module.path)}
-    offset = Source(text, tree).offset
-
-    patches: list[tuple[int, int, str]] = []
-    for node in global_name_nodes(tree, set(changed) | set(specials)):
-        if isinstance(node, ast.Name):
-            start, end = offset(node.lineno, node.col_offset), offset(last_line(node), end_col(node))
-            if node.id in specials:
-                if isinstance(node.ctx, ast.Load):
-                    patches.append((start, end, specials[node.id]))
-            elif node.id in changed:
-                patches.append((start, end, changed[node.id]))
-        elif isinstance(node, ast.Global):
-            start, end = offset(node.lineno, node.col_offset), offset(last_line(node), end_col(node))
-            patches.append((start, end, "global " + ", ".join(changed.get(n, n) for n in node.names)))
-        elif node.name in changed:  # def / class
-            start = offset(node.lineno, node.col_offset)
-            match = re.compile(rf"(?:async\s+)?(?:def|class)\s+({re.escape(node.name)})\b").match(text, start)
-            if match is None:
-                raise _CannotInline(f"cannot find the name of {node.name}")
-            patches.append((match.start(1), match.end(1), changed[node.name]))
-    for statement in tree.body:  # imports bind names too: alias them
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            for alias in statement.names:
-                bound = (alias.asname or alias.name).split(".")[0]
-                if bound in changed and (alias.asname or "." not in alias.name):
-                    start = offset(statement.lineno, statement.col_offset)
-                    end = offset(last_line(statement), end_col(statement))
-                    new_statement = _aliased(text[start:end], alias, changed[bound])
-                    if new_statement is None:
-                        raise _CannotInline(f"cannot rename the import of {alias.name}")
-                    patches.append((start, end, new_statement))
-    return _apply(text, patches)
-
-
-def _aliased(statement: str, alias: ast.alias, new: str) -> str | None:
-    pattern = rf"\b{re.escape(alias.name)}(\s+as\s+{re.escape(alias.asname)})?\b" if alias.asname else rf"\b{re.escape(alias.name)}\b"
-    match = re.search(pattern, statement.split("import", 1)[-1] if "import" in statement else statement)
-    if match is None:
-        return None
-    head, _, tail = statement.partition("import")
-    return head + "import" + tail[: match.start()] + f"{alias.name} as {new}" + tail[match.end():]
-
-
-def _rename_patches(tree: ast.Module, renames: dict[str, str], attribute_modules, offset) -> list[tuple[int, int, str]]:
-    """In an importer: `b` (from m import a as b) and `x.name` (import m as x) renamed."""
-    patches = []
-    wanted = set(renames) | set(attribute_modules)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in global_name_nodes(tree, wanted):
-        if not isinstance(node, ast.Name):
-            continue
-        if node.id in attribute_modules:
-            expr: ast.expr
-            names, expr, dotted = attribute_modules[node.id], node, node.id
-            while True:  # `a.b.x` after `import a.b`: follow the nested modules
-                parent = parents.get(expr)
-                if not (isinstance(parent, ast.Attribute) and parent.value is expr):
-                    raise _CannotInline(f"{dotted} is used as a value")
-                if parent.attr not in names:
-                    raise _CannotInline(f"{dotted}.{parent.attr} is not one of its top-level names")
-                value, dotted = names[parent.attr], f"{dotted}.{parent.attr}"
-                if not isinstance(value, dict):
-                    break
-                names, expr = value, parent
-            start = offset(parent.lineno, parent.col_offset)
-            end = offset(last_line(parent), end_col(parent))
-            patches.append((start, end, value))
-        elif node.id in renames and renames[node.id] != node.id:
-            start = offset(node.lineno, node.col_offset)
-            end = offset(last_line(node), end_col(node))
-            patches.append((start, end, renames[node.id]))
-    return patches
-
-
-def _only_attribute_uses(tree: ast.Module, alias: str) -> bool:
-    """`alias` (a module) is read only as `alias.name`, and set only at the top level."""
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == alias:
-            parent = parents.get(node)
-            if not (isinstance(parent, ast.Attribute) and parent.value is node):
-                if isinstance(parent, ast.alias) or isinstance(node.ctx, ast.Store):
-                    return False
-                return False
-            if isinstance(parent.ctx, ast.Store) and _inside_function(parent, parents):
-                return False
-    return True
-
-
-def _inside_function(node: ast.AST, parents) -> bool:
-    node = parents.get(node)
-    while node is not None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return True
-        node = parents.get(node)
-    return False
-
-
 def _check_local_imports_elsewhere(tree: ast.Module, me: _Module, state: _State, attribute_modules) -> None:
     """A local module inlined here and also imported inside a function would run twice."""
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
-                if isinstance(inner, ast.Import) and any(_bound_name(a) in attribute_modules for a in inner.names):
-                    raise _CannotInline("it is imported inside a function too")
+                if isinstance(inner, ast.Import) and any(bound_name(a) in attribute_modules for a in inner.names):
+                    raise CannotInline("it is imported inside a function too")
 
 
-def _apply(text: str, patches: list[tuple[int, int, str]]) -> str:
-    out, position = [], 0
-    for start, end, replacement in sorted(patches):
-        if start < position:
-            raise _CannotInline("overlapping rewrites")
-        out.append(text[position:start])
-        out.append(replacement)
-        position = end
-    out.append(text[position:])
-    return "".join(out)

@@ -57,6 +57,13 @@ local ok, err = pcall(function()
   end
   note('diagnostics')
 
+  -- The person fixes the flagged annotation and saves: a mistyped marker stops a run before
+  -- anything runs, in the editor as on the command line.
+  vim.api.nvim_buf_set_lines(source_buf, 3, 4, false, { 'scale = 3  # autodd: freeze' })
+  vim.cmd('write')
+  vim.wait(20000, function() return #vim.diagnostic.get(source_buf) == 0 end, 50)
+  note('annotation fixed')
+
   -- 2. Pick "Minimize this failure" from the code actions (vim.ui.select is where the person picks).
   vim.ui.select = function(items, opts, on_choice)
     out.code_actions = {}
