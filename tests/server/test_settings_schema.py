@@ -25,9 +25,10 @@ from autodd_lsp.server.request import (
 from autodd_lsp.server.sessions import suggestions_reply
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
-# Engine options that are per run, not settings: the test to reduce is chosen by a code action;
-# a program's arguments and input are the request's (the extension asks for them per run).
-NOT_SETTINGS = {"test", "args", "stdin"}
+# Engine options that are per run, not settings: the test to reduce is chosen by a code action.
+# (A program's arguments and input are settings, `autodd.args` and `autodd.stdin`, that
+# "Minimize with arguments…" overrides for one run.)
+NOT_SETTINGS = {"test"}
 
 
 # A setting's JSON schema type, and its TypeScript type, for each type of engine option.
@@ -132,7 +133,7 @@ def test_the_protocols_suggestion_reply_is_what_the_server_answers():
     assert set(reply) == {"suggestions", "failures", "outputTail", "returncode"}
     assert reply["failures"] == [{"title": "killed by SIGSEGV", "arguments": {"crash": "SIGSEGV"}}]
     members = ts_interface("SuggestErrMsgResult")
-    assert set(members) <= set(reply) | {"error"}, f"protocol.ts expects {set(members) - set(reply)} in the reply"
+    assert set(members) <= set(reply) | {"error", "environment"}, f"protocol.ts expects {set(members) - set(reply)} in the reply"
 
 
 def test_the_extension_names_the_setting_of_every_engine_flag():
@@ -146,7 +147,7 @@ def test_the_extension_names_the_setting_of_every_engine_flag():
     mapped = dict(re.findall(r"'(-[^']+)': '([^']+)'", table))
     properties = schema()
     for key, option in ENGINE_OPTIONS.items():
-        if key in NOT_SETTINGS:
+        if key in NOT_SETTINGS or not option.flags:  # args: `-- ARG...`, never named in a message
             continue
         for flag in flag_of(option.field).split("/"):
             assert mapped.get(flag) == f"autodd.{key}", (flag, key)

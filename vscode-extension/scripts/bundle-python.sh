@@ -12,8 +12,12 @@
 # needs, e.g. exceptiongroup, which newer versions ignore) as binary wheels for
 # TARGET, fetched with pip's `--platform` (the way ruff's extension ships one
 # .vsix per platform): everything is pure Python except ruff's wheel, which holds
-# the native `ruff` binary of that platform. Then drops what is never needed at
-# run time (__pycache__, the package's console scripts).
+# the native `ruff` binary of that platform, and the distributions with a compiled
+# extension module tagged for one CPython (rpds-py, under nbformat → jsonschema, which
+# reads notebooks): their wheel is fetched again for each newer CPython too, and its
+# `*.cpython-3XX-*` / `*.cp3XX-*` modules added beside the 3.10 one (Python imports the
+# one tagged for itself), else a 3.11+ interpreter could not import them. Then drops
+# what is never needed at run time (__pycache__, the package's console scripts).
 #
 # Environment: AUTODD_BUNDLE_PYTHON  the Python with pip that does the install
 #              (default python3; any version: the target is always 3.10+).
@@ -86,6 +90,28 @@ PYEOF
   # shellcheck disable=SC2086
   "$PY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
     --target "$LIBS" --python-version 3.10 "${PLATFORM_ARGS[@]}" --only-binary=:all: $extra
+done
+# 4. distributions with a module compiled for CPython 3.10 only (`name==version` from their
+#    RECORD): the same version's wheel for each newer CPython, its tagged modules copied in
+# shellcheck disable=SC2207
+TAGGED=($("$PY" - "$LIBS" <<'PYEOF'
+import re
+import sys
+from importlib.metadata import distributions
+
+for d in distributions(path=[sys.argv[1]]):
+    if any(re.search(r"\.(cpython-310|cp310)[-.]", str(f)) for f in d.files or ()):
+        print(f"{d.metadata['Name']}=={d.version}")
+PYEOF
+))
+for version in 3.11 3.12 3.13 3.14; do
+  [ "${#TAGGED[@]}" -gt 0 ] || break
+  tag="${version/./}"
+  rm -rf "$WHEELS/cp$tag"
+  "$PY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
+    --target "$WHEELS/cp$tag" --python-version "$version" "${PLATFORM_ARGS[@]}" --only-binary=:all: "${TAGGED[@]}"
+  (cd "$WHEELS/cp$tag" && find . -type f \( -name "*.cpython-$tag-*" -o -name "*.cp$tag-*" \) \
+    -exec cp --parents {} "$LIBS/" \;)
 done
 find "$LIBS" -name __pycache__ -type d -prune -exec rm -rf {} +
 # only ruff's binary is run from bin/ (by the tidy pass); the rest are console scripts

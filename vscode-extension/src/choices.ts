@@ -1,6 +1,7 @@
 // The failures a run can keep, as the quick pick offers them: the server's
 // `autodd.suggestErrMsg` answer (message suggestions, then failures of other kinds
-// with the `autodd.minimize` arguments that keep each), then "Type a message…".
+// with the `autodd.minimize` arguments that keep each), then "Type a message…" and
+// "Use my own check command…" (the `check` kind: the person's shell command decides).
 // Every item says what it keeps in words; long messages are never cut: what does
 // not fit on the label's line goes on the detail line. Kinds this module does not
 // know by name are offered too, with the server's title (the flow passes their
@@ -14,14 +15,30 @@ export interface FailureChoice {
   description?: string;
   /** The line under the label: the meaning in words, or the rest of a long message. */
   detail?: string;
-  /** 'failure': keep `failure`; 'custom': ask for a message in an input box. */
-  kind: 'failure' | 'custom';
+  /** 'failure': keep `failure`; 'custom': ask for a message; 'check': ask for a check command. */
+  kind: 'failure' | 'custom' | 'check';
   failure: FailureArguments;
   /** Whether the edit button (change the message before using it) applies. */
   editable: boolean;
 }
 
 export const TYPE_A_MESSAGE = 'Type a message…';
+export const USE_A_CHECK = 'Use my own check command…';
+
+/** What the check command's input box explains (the CLI's `--check` means the same). */
+export const CHECK_PROMPT =
+  "A shell command run on every candidate, in the file's folder: {} stands for the candidate's path; " +
+  'exit status 0 means the bug is still there (anything else: it is gone)';
+
+/** The failure a check command names. */
+export function checkFailure(command: string): FailureArguments {
+  return { check: command };
+}
+
+/** Checks the check command typed in the input box; returns an error string or undefined. */
+export function validateCheck(text: string): string | undefined {
+  return text.trim() ? undefined : 'The command must not be empty';
+}
 
 /** The CLI's advice, said once on the message items (cli/main.py says the same). */
 export const SHORTER_IS_ROBUST = 'a shorter message survives more changes';
@@ -68,6 +85,9 @@ export function failureMeaning(failure: FailureArguments): string {
       case 'hang':
         parts.push('the program must run past the time limit (the autodd.timeout setting)');
         break;
+      case 'check':
+        parts.push(`your command ${text(value)} must exit with status 0`);
+        break;
       default:
         parts.push(`${key}: ${JSON.stringify(value)}`);
     }
@@ -96,7 +116,8 @@ export function splitAt(text: string, width: number = LABEL_WIDTH): [string, str
 
 /**
  * The quick pick's items: each distinct, non-empty message suggestion (the most
- * specific first), each failure of another kind, then "Type a message…".
+ * specific first), each failure of another kind, then "Type a message…", then
+ * "Use my own check command…".
  */
 export function failureChoices(suggested: Pick<SuggestErrMsgResult, 'suggestions' | 'failures'>): FailureChoice[] {
   const seen = new Set<string>();
@@ -138,6 +159,14 @@ export function failureChoices(suggested: Pick<SuggestErrMsgResult, 'suggestions
     failure: messageFailure(firstMessage ? failureMessage(firstMessage.failure) : ''),
     editable: false,
   });
+  items.push({
+    label: USE_A_CHECK,
+    description: 'a shell command: exit 0 = the bug is there',
+    detail: "for a failure no output shows (a wrong result…); {} stands for the candidate's path",
+    kind: 'check',
+    failure: checkFailure(''),
+    editable: false,
+  });
   return items;
 }
 
@@ -149,6 +178,7 @@ export function flagOf(failure: FailureArguments): string | undefined {
     crash: '--crash',
     exitCode: '--exit-code',
     hang: '--hang',
+    check: '--check',
   };
   const [key, value] = Object.entries(failure)[0] ?? [];
   if (!key) return undefined;

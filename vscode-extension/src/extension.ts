@@ -5,12 +5,13 @@ import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { FrozenRegionDecorations } from './decorations';
 import { errorText } from './format';
 import { disposeLogger, logger } from './log';
-import { MinimizeFlow, MinimizeTarget } from './minimize';
+import { MinimizeFlow } from './minimize';
 import { ClientCommand, NoticeParams, ProgressParams, ServerCommand } from './protocol';
 import { onPythonInterpreterChanged } from './python';
 import { recordFor, RunResults } from './results';
 import { AutoddServer, readSettings } from './server';
 import { StatusItem } from './status';
+import type { MinimizeTarget } from './target';
 
 /** What `activate` returns: used by the end-to-end tests, harmless otherwise. */
 export interface AutoddApi {
@@ -77,6 +78,9 @@ export function activate(context: vscode.ExtensionContext): AutoddApi {
 
   context.subscriptions.push(
     vscode.commands.registerCommand(ClientCommand.minimize, (target?: MinimizeTarget) => runs.minimize(target)),
+    vscode.commands.registerCommand(ClientCommand.minimizeWithArguments, (target?: MinimizeTarget) =>
+      runs.minimizeWithArguments(target),
+    ),
     vscode.commands.registerCommand(ClientCommand.cancel, (target?: vscode.Uri) =>
       runs.cancel(target instanceof vscode.Uri ? target : undefined),
     ),

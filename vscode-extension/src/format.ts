@@ -82,6 +82,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
   '--match': 'autodd.match',
   '--keep-imports': 'autodd.keepImports',
   '--python': 'autodd.interpreter',
+  '--stdin': 'autodd.stdin',
   '--passes-with': 'autodd.passesWith',
   '--passes-with-env': 'autodd.passesWithEnv',
 };

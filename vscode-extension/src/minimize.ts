@@ -7,17 +7,22 @@
 // line with Show output / Run again…), and keep the run reachable through code
 // lenses on the reproducer (results.ts): Open diff (against a snapshot of the
 // original, snapshots.ts), Copy bug report, Write regression test, Run again.
-// The server's answers are normalized first (replies.ts).
+// The server's answers are normalized first (replies.ts); what the command is given
+// (a file, a notebook or its cell, the program's arguments) is resolved in target.ts.
+// The trial run and the run get the same arguments and options. A trial run that lacked one of the program's imports is the interpreter's fault:
+// its message comes with "Choose interpreter", not with the failure quick pick.
 
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { failureSummary, messageFailure } from './choices';
+import { failureSummary } from './choices';
 import { describeProgress, errorText, NO_FINISHED_RUN, progressIncrement } from './format';
 import { logger } from './log';
 import { basename, RunMessages, showDiff } from './outcome';
 import { pickFailure } from './pick';
+import { chooseInterpreter } from './python';
 import {
   ArtifactResult,
+  EnvironmentProblem,
   FailureArguments,
   FinishedParams,
   MinimizeArgs,
@@ -28,6 +33,7 @@ import {
 import { normalizeArtifact, normalizeReply, normalizeSuggestions, suggestionError } from './replies';
 import { RunRecord, RunResults } from './results';
 import { AutoddServer, readRunOptions, readSettings } from './server';
+import { askProgramArgs, MinimizeTarget, resolveTarget, saved } from './target';
 import { settleDocument } from './settle';
 import { OriginalSnapshots } from './snapshots';
 
@@ -39,16 +45,6 @@ interface Run {
   outputUri?: vscode.Uri;
   cancelRequested: boolean;
 }
-
-/**
- * Arguments accepted by `autodd-vscode.minimize` (the editor passes a Uri; tests
- * may pass the failure: `errMsg`, or `failure` with the server's arguments).
- */
-export type MinimizeTarget =
-  | vscode.Uri
-  | string
-  | { uri: vscode.Uri | string; errMsg?: string; failure?: FailureArguments; test?: string }
-  | undefined;
 
 /** The runs this window started, from the command to the finished run's actions. */
 export class MinimizeFlow implements vscode.Disposable {
@@ -88,20 +84,27 @@ export class MinimizeFlow implements vscode.Disposable {
     return this.runs.size > 0 || this.probes > 0;
   }
 
+  /**
+   * "Minimize with arguments…": asks for the program's arguments (one line, split as a
+   * shell would; prefilled from `autodd.args`) unless `target` gives them, then the flow.
+   */
+  async minimizeWithArguments(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
+    const resolved = resolveTarget(target);
+    if (resolved.args || !resolved.uri) return this.minimize(target);
+    const words = await askProgramArgs(resolved.uri);
+    if (!words) return undefined;
+    return this.minimize({ uri: resolved.uri, failure: resolved.failure, test: resolved.test, args: words });
+  }
+
   /** The whole flow; resolves with the run's end (undefined if the user stopped early). */
   async minimize(target?: MinimizeTarget): Promise<MinimizeResult | undefined> {
-    const { uri, failure: givenFailure, test } = resolveTarget(target);
+    const { uri, failure: givenFailure, test, args } = resolveTarget(target);
     if (!uri) {
-      void vscode.window.showErrorMessage('AutoDD: open a Python file to minimize.');
+      void vscode.window.showErrorMessage('AutoDD: open a Python file or a notebook to minimize.');
       return undefined;
     }
     if (uri.scheme !== 'file') {
       void vscode.window.showErrorMessage('AutoDD: only files on disk can be minimized.');
-      return undefined;
-    }
-    const document = await vscode.workspace.openTextDocument(uri);
-    if (document.languageId !== 'python') {
-      void vscode.window.showErrorMessage(`AutoDD: ${basename(uri)} is not a Python file.`);
       return undefined;
     }
     if (this.runs.has(uri.toString())) {
@@ -112,34 +115,44 @@ export class MinimizeFlow implements vscode.Disposable {
       if (choice) await this.cancel(uri);
       return undefined;
     }
-    // Candidates and the first run read the program from disk.
-    if (!(await saveFirst(document))) return undefined;
+    const text = await saved(uri);
+    if (text === undefined) return undefined;
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     this.clearPreviousError(uri);
 
     let failure = givenFailure;
     if (!failure) {
-      const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri), test);
+      const suggested = await this.suggest(client, uri, client.code2ProtocolConverter.asUri(uri), test, args);
       if (!suggested) return undefined;
+      if (suggested.environment) return this.environmentProblem(suggested.environment);
       failure = await pickFailure(suggested, basename(uri));
       if (!failure) return undefined;
     }
-    return this.run(client, document, failure, test);
+    return this.run(client, uri, text, failure, test, args);
+  }
+
+  /** The trial run lacked one of the program's imports: say so, with "Choose interpreter". */
+  private environmentProblem(environment: EnvironmentProblem): MinimizeResult {
+    logger().error(`The interpreter ${environment.python} lacks ${environment.module}: ${environment.message}`);
+    void vscode.window
+      .showErrorMessage(`AutoDD: ${environment.message}`, 'Choose interpreter')
+      .then((choice) => choice && chooseInterpreter());
+    return { status: 'failed', message: environment.message, refused: true, environment };
   }
 
   /** "Run again" on a finished run: the same file, failure and current settings. */
   async runAgain(record: RunRecord): Promise<MinimizeResult | undefined> {
-    const document = await vscode.workspace.openTextDocument(record.source);
     if (this.runs.has(record.source.toString())) {
       void vscode.window.showInformationMessage(`AutoDD is already minimizing ${basename(record.source)}.`);
       return undefined;
     }
-    if (!(await saveFirst(document))) return undefined;
+    const text = await saved(record.source);
+    if (text === undefined) return undefined;
     const client = await this.server.ensureRunning();
     if (!client) return undefined;
     this.clearPreviousError(record.source);
-    return this.run(client, document, record.failure, record.test);
+    return this.run(client, record.source, text, record.failure, record.test, record.args);
   }
 
   /** A new run hides the previous run's error: its toast and its code lens. */
@@ -150,16 +163,17 @@ export class MinimizeFlow implements vscode.Disposable {
 
   private async run(
     client: LanguageClient,
-    document: vscode.TextDocument,
+    uri: vscode.Uri,
+    text: string,
     failure: FailureArguments,
     test?: string,
+    programArgs?: string[],
   ): Promise<MinimizeResult> {
-    const uri = document.uri;
     const key = uri.toString();
     const settings = await readSettings(uri);
     const run: Run = { source: uri, lspUri: client.code2ProtocolConverter.asUri(uri), cancelRequested: false };
     this.runs.set(key, run);
-    const original = this.snapshots.add(uri, document.getText());
+    const original = this.snapshots.add(uri, text);
     const token = `autodd-vscode-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     const args: MinimizeArgs = {
       ...failure,
@@ -167,6 +181,7 @@ export class MinimizeFlow implements vscode.Disposable {
       ...(test ? { test } : {}),
       interpreter: settings.interpreter,
       ...readRunOptions(uri),
+      ...(programArgs ? { args: programArgs } : {}),
       // Our own token: the server's $/progress goes there and is not rendered a
       // second time by vscode-languageclient; this notification renders autodd/progress.
       progressToken: token,
@@ -194,7 +209,7 @@ export class MinimizeFlow implements vscode.Disposable {
     if (streamed) await settleDocument(streamed);
     // a failed run has no result of its own: the file there may be an earlier run's
     const output = result.status === 'failed' ? undefined : streamed;
-    this.results.record({ source: uri, output, original, failure, test, result });
+    this.results.record({ source: uri, output, original, failure, test, args: programArgs, result });
     this.messages.report(result, uri, original, output);
     return result;
   }
@@ -280,7 +295,15 @@ export class MinimizeFlow implements vscode.Disposable {
     uri: vscode.Uri,
     lspUri: string,
     test?: string,
+    programArgs?: string[],
   ): Promise<SuggestErrMsgResult | undefined> {
+    // the same run options as the run itself: the program's arguments, its input…
+    const request = {
+      uri: lspUri,
+      ...(test ? { test } : {}),
+      ...readRunOptions(uri),
+      ...(programArgs ? { args: programArgs } : {}),
+    };
     this.probes++;
     try {
       const raw: unknown = await vscode.window.withProgress(
@@ -292,11 +315,17 @@ export class MinimizeFlow implements vscode.Disposable {
         (_progress, cancellation) =>
           client.sendRequest(
             ExecuteCommandRequest.type,
-            { command: ServerCommand.suggestErrMsg, arguments: [{ uri: lspUri, ...(test ? { test } : {}) }] },
+            { command: ServerCommand.suggestErrMsg, arguments: [request] },
             cancellation,
           ),
       );
       const error = suggestionError(raw);
+      const result = normalizeSuggestions(raw);
+      if (result.environment) {
+        // shown by environmentProblem, with its button; the server's own line is logged only
+        if (error) this.server.expectEcho(`AutoDD: ${error}`);
+        return result;
+      }
       if (error) {
         logger().error(`autodd.suggestErrMsg: ${error}`);
         // the server shows the same line to every client: once is enough
@@ -304,7 +333,6 @@ export class MinimizeFlow implements vscode.Disposable {
         this.messages.showRefusal(error, uri);
         return undefined;
       }
-      const result = normalizeSuggestions(raw);
       logger().info(
         `${uri.fsPath} exited with ${result.returncode}; suggestions ${JSON.stringify(result.suggestions)}; ` +
           `output tail:\n${result.outputTail}`,
@@ -403,25 +431,6 @@ export class MinimizeFlow implements vscode.Disposable {
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
   }
-}
-
-async function saveFirst(document: vscode.TextDocument): Promise<boolean> {
-  if (document.isDirty && !(await document.save())) {
-    void vscode.window.showErrorMessage(`AutoDD: could not save ${basename(document.uri)} before running it.`);
-    return false;
-  }
-  return true;
-}
-
-function resolveTarget(target: MinimizeTarget): { uri?: vscode.Uri; failure?: FailureArguments; test?: string } {
-  if (target instanceof vscode.Uri) return { uri: target };
-  if (typeof target === 'string') return { uri: vscode.Uri.parse(target) };
-  if (target && typeof target === 'object' && 'uri' in target) {
-    const uri = typeof target.uri === 'string' ? vscode.Uri.parse(target.uri) : target.uri;
-    const failure = target.failure ?? (target.errMsg ? messageFailure(target.errMsg) : undefined);
-    return { uri, failure, test: target.test };
-  }
-  return { uri: vscode.window.activeTextEditor?.document.uri };
 }
 
 function isCancellation(err: unknown): boolean {

@@ -1,17 +1,20 @@
 // The quick pick of the failure a run must keep: every failure the server's
 // probe offers (messages, with an edit button, then a signal, an exit status, a
 // hang… each with its meaning in words), then "Type a message…", which opens an
-// input box. What the items say and how the text is checked are pure
+// input box, and "Use my own check command…", which asks for a shell command. What the items say and how the text is checked are pure
 // (choices.ts); this module only shows them.
 
 import * as vscode from 'vscode';
 import {
+  CHECK_PROMPT,
+  checkFailure,
   choiceHeading,
   FailureChoice,
   failureChoices,
   failureMessage,
   messageFailure,
   SHORTER_IS_ROBUST,
+  validateCheck,
   validateErrMsg,
 } from './choices';
 import type { FailureArguments, SuggestErrMsgResult } from './protocol';
@@ -24,9 +27,7 @@ const EDIT_BUTTON: vscode.QuickInputButton = {
 /** The failure the user picked (or the message typed); undefined if they dismissed the pick. */
 export async function pickFailure(suggested: SuggestErrMsgResult, file: string): Promise<FailureArguments | undefined> {
   const items = failureChoices(suggested);
-  const custom = items[items.length - 1];
-  const heading = choiceHeading(file, suggested.returncode, items.length - 1);
-  if (items.length === 1) return askErrMsg(heading.title, failureMessage(custom.failure));
+  const heading = choiceHeading(file, suggested.returncode, items.filter((i) => i.kind === 'failure').length);
 
   type Item = vscode.QuickPickItem & { item: FailureChoice };
   const quickPick = vscode.window.createQuickPick<Item>();
@@ -46,7 +47,7 @@ export async function pickFailure(suggested: SuggestErrMsgResult, file: string):
   const choice = await new Promise<{ item: FailureChoice; edit: boolean } | undefined>((resolve) => {
     quickPick.onDidAccept(() => {
       const selected = quickPick.selectedItems[0] ?? quickPick.activeItems[0];
-      resolve(selected ? { item: selected.item, edit: selected.item.kind === 'custom' } : undefined);
+      resolve(selected ? { item: selected.item, edit: selected.item.kind !== 'failure' } : undefined);
       quickPick.hide();
     });
     quickPick.onDidTriggerItemButton((e) => {
@@ -58,7 +59,19 @@ export async function pickFailure(suggested: SuggestErrMsgResult, file: string):
   });
   quickPick.dispose();
   if (!choice) return undefined;
+  if (choice.item.kind === 'check') return askCheck(heading.title);
   return choice.edit ? askErrMsg(heading.title, failureMessage(choice.item.failure)) : choice.item.failure;
+}
+
+async function askCheck(title: string): Promise<FailureArguments | undefined> {
+  const command = await vscode.window.showInputBox({
+    title,
+    prompt: CHECK_PROMPT,
+    placeHolder: 'e.g. python check_result.py {}',
+    ignoreFocusOut: true,
+    validateInput: validateCheck,
+  });
+  return command === undefined ? undefined : checkFailure(command.trim());
 }
 
 async function askErrMsg(title: string, initial: string): Promise<FailureArguments | undefined> {

@@ -15,6 +15,7 @@ export const ServerCommand = {
 /** Client-side commands: must differ from the server's ids. */
 export const ClientCommand = {
   minimize: 'autodd-vscode.minimize',
+  minimizeWithArguments: 'autodd-vscode.minimizeWithArguments',
   statusMenu: 'autodd-vscode.statusMenu',
   cancel: 'autodd-vscode.cancel',
   freeze: 'autodd-vscode.freeze',
@@ -66,6 +67,19 @@ export interface SuggestErrMsgResult {
   failures: SuggestedFailure[];
   outputTail: string;
   returncode: number | null;
+  /** The trial run lacked one of the program's own top-level imports: the interpreter, not a bug. */
+  environment?: EnvironmentProblem;
+}
+
+/** `environment` of the `autodd.suggestErrMsg` reply: which interpreter lacks which module. */
+export interface EnvironmentProblem {
+  /** The interpreter that ran the program. */
+  python: string;
+  version: string;
+  /** The module it could not import. */
+  module: string;
+  /** One line saying so, for the person. */
+  message: string;
 }
 
 export type Backend = 'runner' | 'subproc' | 'ray';
@@ -88,6 +102,10 @@ export interface RunOptions {
   rayAddress?: unknown;
   passesWith?: unknown;
   passesWithEnv?: unknown;
+  /** The program's own arguments (a list of strings). */
+  args?: unknown;
+  /** A file the program reads on its standard input (made absolute by the extension). */
+  stdin?: unknown;
 }
 
 export interface MinimizeArgs extends RunOptions {
@@ -96,6 +114,8 @@ export interface MinimizeArgs extends RunOptions {
   errMsg?: string;
   /** The failure to keep of any other kind (`crash`, `exitCode`, …), spread in as the server expects it. */
   [failureKey: string]: unknown;
+  /** The person's own check: a shell command, `{}` the candidate's path, exit 0 = the bug is there. */
+  check?: string;
   /** A pytest test in the file (node id: `test_x`, `TestK::test_x`) to reduce instead of the script. */
   test?: string;
   interpreter?: string;
@@ -155,6 +175,8 @@ export interface MinimizeResult {
   message: string;
   /** The server refused to start the run (nothing ran): a bad setting, a marker error… */
   refused?: boolean;
+  /** The trial run lacked one of the program's imports (the interpreter's fault): nothing ran after it. */
+  environment?: EnvironmentProblem;
   runId?: string;
   outputUri?: string;
   original?: ProgramSize;

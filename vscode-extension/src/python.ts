@@ -70,3 +70,16 @@ export async function onPythonInterpreterChanged(
     api?.environments?.onDidChangeActiveEnvironmentPath ?? api?.settings?.onDidChangeExecutionDetails;
   return event ? event(() => listener()) : undefined;
 }
+
+/**
+ * "Choose interpreter": the Python extension's picker when it is installed (an empty
+ * `autodd.interpreter` follows its selection), else the `autodd.interpreter` setting.
+ */
+export async function chooseInterpreter(): Promise<void> {
+  const configured = vscode.workspace.getConfiguration('autodd').get<string>('interpreter', '').trim();
+  if (!configured && vscode.extensions.getExtension(PYTHON_EXTENSION_ID)) {
+    await vscode.commands.executeCommand('python.setInterpreter');
+  } else {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'autodd.interpreter');
+  }
+}

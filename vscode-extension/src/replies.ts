@@ -4,7 +4,7 @@
 // they have not checked, so the flow (minimize.ts) handles only well-formed values.
 // Pure module (no `vscode` import) so unit tests can load it.
 
-import type { ArtifactResult, MinimizeReply, SuggestedFailure, SuggestErrMsgResult } from './protocol';
+import type { ArtifactResult, EnvironmentProblem, MinimizeReply, SuggestedFailure, SuggestErrMsgResult } from './protocol';
 
 function fields(raw: unknown): Record<string, unknown> {
   return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
@@ -27,12 +27,24 @@ export function suggestionError(raw: unknown): string | undefined {
 }
 
 /**
+ * The `environment` of an `autodd.suggestErrMsg` answer (the trial run lacked one of
+ * the program's own top-level imports), if it has a usable one: its `message` at least.
+ */
+export function suggestionEnvironment(raw: unknown): EnvironmentProblem | undefined {
+  const e = fields(fields(raw).environment);
+  if (typeof e.message !== 'string' || !e.message) return undefined;
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return { python: str(e.python), version: str(e.version), module: str(e.module), message: e.message };
+}
+
+/**
  * The answer of `autodd.suggestErrMsg`: its message suggestions, its failures of
  * other kinds (each `{title, arguments}` with a non-empty title and an object of
  * arguments, whatever kind they name), the output tail, the exit code.
  */
 export function normalizeSuggestions(raw: unknown): SuggestErrMsgResult {
   const r = fields(raw);
+  const environment = suggestionEnvironment(raw);
   const failures: SuggestedFailure[] = [];
   for (const item of Array.isArray(r.failures) ? r.failures : []) {
     const f = fields(item);
@@ -48,6 +60,7 @@ export function normalizeSuggestions(raw: unknown): SuggestErrMsgResult {
     failures,
     outputTail: typeof r.outputTail === 'string' ? r.outputTail : '',
     returncode: typeof r.returncode === 'number' ? r.returncode : null,
+    ...(environment ? { environment } : {}),
   };
 }
 

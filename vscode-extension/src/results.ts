@@ -21,6 +21,8 @@ export interface RunRecord {
   failure: FailureArguments;
   /** The pytest test reduced (a node id in the file), when the run reduced one. */
   test?: string;
+  /** The program arguments the run was given ("Minimize with arguments…"), if not the setting's. */
+  args?: string[];
   result: MinimizeResult;
 }
 

@@ -61,7 +61,9 @@ export async function readSettings(resource?: vscode.Uri): Promise<Settings> {
 /** The run settings the user set for `resource` (only those, unvalidated: the server checks them). */
 export function readRunOptions(resource?: vscode.Uri): RunOptions {
   const config = vscode.workspace.getConfiguration('autodd', resource);
-  return runOptions((key) => config.inspect(key));
+  const folder =
+    (resource && vscode.workspace.getWorkspaceFolder(resource)) ?? vscode.workspace.workspaceFolders?.[0];
+  return runOptions((key) => config.inspect(key), folder?.uri.fsPath);
 }
 
 export class AutoddServer implements vscode.Disposable {

@@ -3,7 +3,7 @@
 // passes them in; unit tests call these functions directly.
 //
 // The run settings (backend, timeout, jobs, output, match, keepImports, repeat, gpus, rayAddress,
-// passesWith, passesWithEnv)
+// passesWith, passesWithEnv, args, stdin)
 // are not checked here: a run carries only the ones the user set, as written,
 // and the server (the one home of their rules) answers a bad value with a
 // one-line message that the extension shows.
@@ -17,7 +17,7 @@ export const DEFAULT_INTERPRETER = 'python3';
 /** The run settings a minimize request may carry (package.json `autodd.<key>`). */
 export const RUN_OPTION_KEYS = [
   'backend', 'timeout', 'jobs', 'output', 'match', 'keepImports', 'repeat', 'gpus', 'rayAddress',
-  'passesWith', 'passesWithEnv',
+  'passesWith', 'passesWithEnv', 'args', 'stdin',
 ] as const;
 
 export interface RawSettings {
@@ -44,12 +44,23 @@ export function userValue(inspected: InspectedSetting | undefined): unknown {
   return inspected.workspaceFolderValue ?? inspected.workspaceValue ?? inspected.globalValue;
 }
 
-/** The run options to send: exactly the settings the user set, unchanged. */
-export function runOptions(inspect: (key: string) => InspectedSetting | undefined): RunOptions {
+/**
+ * The run options to send: exactly the settings the user set, unchanged, but for
+ * `stdin`, a path relative to the workspace folder (the setting's meaning), which
+ * is sent absolute (the server would read a relative one from the file's folder).
+ */
+export function runOptions(
+  inspect: (key: string) => InspectedSetting | undefined,
+  workspaceFolder?: string,
+): RunOptions {
   const out: Record<string, unknown> = {};
   for (const key of RUN_OPTION_KEYS) {
     const value = userValue(inspect(key));
     if (value !== undefined && value !== null) out[key] = value;
+  }
+  if (typeof out.stdin === 'string' && out.stdin.trim()) {
+    const expanded = expandPath(out.stdin, { workspaceFolder });
+    out.stdin = workspaceFolder !== undefined ? path.resolve(workspaceFolder, expanded) : expanded;
   }
   return out;
 }

@@ -10,6 +10,10 @@ import {
   SHORTER_IS_ROBUST,
   splitAt,
   TYPE_A_MESSAGE,
+  USE_A_CHECK,
+  CHECK_PROMPT,
+  checkFailure,
+  validateCheck,
   validateErrMsg,
 } from '../../src/choices';
 
@@ -25,6 +29,7 @@ describe('failureChoices', () => {
         ['failure', 'ValueError: shape mismatch (4, 8) vs (8, 4)'],
         ['failure', 'ValueError: shape mismatch'],
         ['custom', TYPE_A_MESSAGE],
+        ['check', USE_A_CHECK],
       ],
     );
     assert.equal(items[0].description, 'the last error line');
@@ -45,7 +50,7 @@ describe('failureChoices', () => {
         { title: 'a wrong answer', arguments: { wrongAnswer: { expected: '4' } } },
       ],
     });
-    assert.deepEqual(items.map((i) => i.label), ['killed by SIGSEGV', 'exit status 3', 'hangs past 60 s', 'a wrong answer', TYPE_A_MESSAGE]);
+    assert.deepEqual(items.map((i) => i.label), ['killed by SIGSEGV', 'exit status 3', 'hangs past 60 s', 'a wrong answer', TYPE_A_MESSAGE, USE_A_CHECK]);
     assert.deepEqual(items[0].failure, { crash: 'SIGSEGV' });
     assert.equal(items[0].description, '--crash SIGSEGV');
     assert.match(items[0].detail ?? '', /killed by SIGSEGV/);
@@ -67,11 +72,22 @@ describe('failureChoices', () => {
     assert.equal(shown, long);
   });
 
-  it('offers only "Type a message…" when the run showed nothing', () => {
+  it('offers only "Type a message…" and "Use my own check command…" when the run showed nothing', () => {
     const items = failureChoices({ suggestions: [], failures: [] });
-    assert.equal(items.length, 1);
-    assert.equal(items[0].kind, 'custom');
+    assert.deepEqual(items.map((i) => i.kind), ['custom', 'check']);
     assert.equal(failureMessage(items[0].failure), '');
+    assert.equal(items[1].label, USE_A_CHECK);
+    assert.match(items[1].detail ?? '', /\{\}/, 'the item says what {} stands for');
+  });
+
+  it('a check command is the check kind, said in words, with its flag', () => {
+    assert.deepEqual(checkFailure('python t.py {}'), { check: 'python t.py {}' });
+    assert.match(failureMeaning(checkFailure('python t.py {}')), /python t\.py \{\} must exit with status 0/);
+    assert.equal(flagOf(checkFailure('x')), '--check x');
+    assert.match(CHECK_PROMPT, /\{\} stands for the candidate's path/);
+    assert.match(CHECK_PROMPT, /exit status 0 means the bug is still there/);
+    assert.equal(validateCheck('  '), 'The command must not be empty');
+    assert.equal(validateCheck('true'), undefined);
   });
 });
 

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeArtifact, normalizeReply, normalizeSuggestions, suggestionError } from '../../src/replies';
+import {
+  normalizeArtifact,
+  normalizeReply,
+  normalizeSuggestions,
+  suggestionEnvironment,
+  suggestionError,
+} from '../../src/replies';
 
 describe('normalizeReply', () => {
   it('keeps a started reply', () => {
@@ -81,5 +87,36 @@ describe('normalizeArtifact', () => {
   });
   it('has no answer for null', () => {
     assert.equal(normalizeArtifact(null), undefined);
+  });
+});
+
+describe('suggestionEnvironment', () => {
+  const reply = {
+    suggestions: [],
+    failures: [],
+    outputTail: "ModuleNotFoundError: No module named 'autodd_missing_module_xyz'",
+    returncode: 1,
+    error: "/usr/bin/python3 has no module 'autodd_missing_module_xyz'",
+    environment: {
+      python: '/usr/bin/python3',
+      version: '3.12.3',
+      module: 'autodd_missing_module_xyz',
+      message: "/usr/bin/python3 has no module 'autodd_missing_module_xyz'",
+    },
+  };
+  it('keeps the environment of a reply that has one, in the normalized answer too', () => {
+    assert.deepEqual(suggestionEnvironment(reply), reply.environment);
+    assert.deepEqual(normalizeSuggestions(reply).environment, reply.environment);
+  });
+  it('has none without a message, and fills missing fields with ""', () => {
+    assert.equal(suggestionEnvironment({ environment: { python: 'p' } }), undefined);
+    assert.equal(suggestionEnvironment({ suggestions: ['x'] }), undefined);
+    assert.equal(normalizeSuggestions({ suggestions: ['x'] }).environment, undefined);
+    assert.deepEqual(suggestionEnvironment({ environment: { message: 'm', version: 3 } }), {
+      python: '',
+      version: '',
+      module: '',
+      message: 'm',
+    });
   });
 });

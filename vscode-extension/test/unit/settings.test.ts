@@ -41,6 +41,18 @@ describe('runOptions', () => {
       repeat: 'x',
     });
   });
+  it('sends the program arguments as set and stdin made absolute against the workspace folder', () => {
+    const set = (values: Record<string, unknown>) => (key: string) =>
+      key in values ? { workspaceValue: values[key] } : undefined;
+    assert.deepEqual(runOptions(set({ args: ['--size', '3'], stdin: 'data/in.txt' }), '/w'), {
+      args: ['--size', '3'],
+      stdin: '/w/data/in.txt',
+    });
+    assert.deepEqual(runOptions(set({ stdin: 'in.txt' }), '/w'), { stdin: '/w/in.txt' });
+    assert.deepEqual(runOptions(set({ stdin: '/abs/in.txt' }), '/w'), { stdin: '/abs/in.txt' });
+    assert.deepEqual(runOptions(set({ stdin: '' }), '/w'), { stdin: '' });
+    assert.deepEqual(runOptions(set({ stdin: 'in.txt' })), { stdin: 'in.txt' }, 'no folder: as written, for the server');
+  });
   it('reads each setting from the most specific scope that has it', () => {
     assert.equal(userValue({ globalValue: 1, workspaceValue: 2 }), 2);
     assert.equal(userValue({ globalValue: 1 }), 1);

@@ -16,6 +16,7 @@ const vscode = require('vscode');
 const EXTENSION_ID = 'autodd.autodd-vscode';
 const CLIENT_COMMANDS = [
   'autodd-vscode.minimize',
+  'autodd-vscode.minimizeWithArguments',
   'autodd-vscode.cancel',
   'autodd-vscode.freeze',
   'autodd-vscode.unfreeze',
@@ -362,6 +363,77 @@ exports.run = async function run() {
         vscode.languages.getDiagnostics(out).find((d) => d.source === 'autodd' && /without this line/.test(d.message)), 10000);
       assert.equal(note.range.start.line, line);
       assert.equal(outDoc.getText(), fs.readFileSync(out.fsPath, 'utf8'), 'the reproducer is unchanged');
+    });
+
+    await check('host: "Minimize with arguments…" runs a program that needs --size 3, trial run included', async () => {
+      const { doc } = await open('needs_args.py');
+      // no failure given: the trial run (with the arguments) offers its error line, accepted below
+      const pending = vscode.commands.executeCommand('autodd-vscode.minimizeWithArguments', {
+        uri: doc.uri,
+        args: ['--size', '3'],
+      });
+      let settled = false;
+      const result = pending.then((r) => ((settled = true), r), (e) => ((settled = true), Promise.reject(e)));
+      while (!settled && api.activeRuns() === 0) {
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        await sleep(300);
+      }
+      const done = await result;
+      assert.equal(done?.status, 'done', JSON.stringify(done));
+      assert.ok(done.final.lines < done.original.lines, JSON.stringify(done));
+      const disk = fs.readFileSync(vscode.Uri.parse(done.outputUri).fsPath, 'utf8');
+      // the kept failure is the bug that only --size 3 reaches, not argparse's refusal
+      assert.match(disk, /tile index out of range/);
+      assert.match(disk, /--size/);
+      assert.doesNotMatch(disk, /unused_helper/);
+    });
+
+    await check('host: a run with the check kind keeps what the command says', async () => {
+      const { doc } = await open('failing.py');
+      const python = vscode.workspace.getConfiguration('autodd').get('interpreter') || 'python3';
+      const command = `"${python}" {} 2>&1 | grep -q "shape mismatch"`;
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, failure: { check: command } });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      assert.ok(result.final.lines < result.original.lines, JSON.stringify(result));
+      const disk = fs.readFileSync(vscode.Uri.parse(result.outputUri).fsPath, 'utf8');
+      assert.match(disk, /shape mismatch/);
+      assert.doesNotMatch(disk, /unused_helper/);
+    });
+
+    await check('host: a missing import of the program is the environment: its message, no quick pick, nothing run', async () => {
+      const { doc } = await open('missing_module.py');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri });
+      assert.equal(result?.status, 'failed', JSON.stringify(result));
+      assert.equal(result.refused, true);
+      assert.equal(result.environment?.module, 'autodd_missing_module_xyz', JSON.stringify(result));
+      assert.match(result.message, /autodd_missing_module_xyz/);
+      assert.equal(api.activeRuns(), 0);
+      assert.ok(!fs.existsSync(workspaceFile('missing_module.min.py').fsPath), 'no reproducer written');
+    });
+
+    await check('host: a notebook is minimized from its file uri into <stem>.min.py', async () => {
+      const uri = workspaceFile('nb_failing.ipynb');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri, errMsg: 'notebook shape mismatch' });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      assert.ok(result.outputUri?.endsWith('nb_failing.min.py'), result.outputUri);
+      assert.ok(result.final.lines < result.original.lines, JSON.stringify(result));
+      const disk = fs.readFileSync(vscode.Uri.parse(result.outputUri).fsPath, 'utf8');
+      assert.match(disk, /notebook shape mismatch/);
+      assert.doesNotMatch(disk, /unused_helper/);
+    });
+
+    await check("host: a notebook cell's uri stands for its notebook (opened in the notebook editor)", async () => {
+      const notebook = await vscode.workspace.openNotebookDocument(workspaceFile('nb_failing.ipynb'));
+      await vscode.window.showNotebookDocument(notebook);
+      const cell = notebook.getCells().find((c) => c.kind === vscode.NotebookCellKind.Code);
+      assert.equal(cell.document.uri.scheme, 'vscode-notebook-cell');
+      const result = await vscode.commands.executeCommand('autodd-vscode.minimize', {
+        uri: cell.document.uri,
+        errMsg: 'notebook shape mismatch',
+      });
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      assert.ok(result.outputUri?.endsWith('nb_failing.min.py'), result.outputUri);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
     await check("host: a bad setting gives the server's one-line verdict; the next run clears that error", async () => {
