@@ -210,7 +210,8 @@ class Reduction:
         python = options.passes_with or options.python
         slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
         side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
-        backend = side.backend(options.backend, jobs=jobs, preload=top_level_imports(self._texts.tree))
+        # the backend candidates run on (a shell command of --check runs as a subprocess on both sides)
+        backend = side.backend(options.backend_to_use, jobs=jobs, preload=top_level_imports(self._texts.tree))
         return PassingSide(CandidateTester(backend, slots, jobs, watch=watch), slots, python, env, options.timeout)
 
     def _connect_ray(self) -> int:
