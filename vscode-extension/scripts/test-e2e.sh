@@ -18,9 +18,12 @@
 #                          commit checked out here into the scratch folder, `npm ci` and
 #                          `npm run package` there, and test that build (host phase included)
 #   AUTODD_E2E_RESULTS     results folder (default vscode-extension/.e2e/results)
-#   AUTODD_E2E_PHASES      comma-separated, from host,ui,gemm. Default: host,ui, plus gemm
-#                          (minimize examples/autodd/gemm_bug.py through the UI, ~3 min)
-#                          when AUTODD_TEST_PYTHON can import tilelang and torch
+#   AUTODD_E2E_PHASES      comma-separated, from host,ui,kinds,gemm. Default: host,ui, plus
+#                          kinds ("keep this wrong answer" picked in the quick pick on a numpy
+#                          program) when AUTODD_TEST_PYTHON can import numpy, plus gemm (minimize
+#                          examples/autodd/gemm_bug.py through the UI, ~3 min) when it can
+#                          import tilelang and torch
+#   AUTODD_E2E_HOST_ONLY   comma-separated names of the host checks to run (default: all)
 #   AUTODD_E2E_SKIP_SERVER 1: host checks without the language server (plumbing only)
 #   AUTODD_E2E_TIMEOUT     seconds for the browser-driven part (default 1500)
 
@@ -281,8 +284,11 @@ fi
 
 if [ -z "$PHASES" ]; then
   PHASES=host,ui
+  if [ "${AUTODD_E2E_SKIP_SERVER:-0}" != 1 ] && "$PY" -c "import numpy" >/dev/null 2>&1; then
+    PHASES=$PHASES,kinds
+  fi
   if [ "${AUTODD_E2E_SKIP_SERVER:-0}" != 1 ] && "$PY" -c "import tilelang, torch" >/dev/null 2>&1; then
-    PHASES=host,ui,gemm
+    PHASES=$PHASES,gemm
   fi
 fi
 say "phases: $PHASES"

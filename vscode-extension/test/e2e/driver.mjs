@@ -7,7 +7,9 @@
 //                 shrinking live, the result message and "Open diff", the result's code
 //                 lens once the messages are gone, a warning notice shown as a warning,
 //                 an error from a bad setting hidden by the next run, then a run
-//                 cancelled from the progress notification's Cancel button.
+//                 cancelled from the progress notification's Cancel button;
+//   phase "kinds": a failure kept by another rule than its message, picked in the failure
+//                 question ("keep this wrong answer" on a numpy program).
 // Every check is appended to $E2E_CHECKS as "PASS|FAIL<TAB>name<TAB>detail";
 // screenshots go to $E2E_RESULTS. Started by scripts/test-e2e.sh, which owns cleanup.
 
@@ -749,6 +751,39 @@ async function gemmPhase(browser) {
   await page.close().catch(() => {});
 }
 
+// ---------------------------------------------------------------- kinds phase
+
+/** Failures that are not a message, picked in the failure question (needs numpy in the interpreter). */
+async function kindsPhase(browser) {
+  const url = `${BASE}/?folder=${encodeURIComponent(UI_WS)}`;
+  const page = await openWorkbench(browser, url, 'kinds');
+  await page.setViewport({ width: 1440, height: 900 });
+  await runCommand(page, 'View: Close All Editors');
+  await check('kinds: "keep this wrong answer" picked in the quick pick keeps the failing assert_allclose and its operands', async () => {
+    await openFile(page, 'wrong_numpy.py');
+    await runCommand(page, 'AutoDD: Minimize this failure');
+    const rows = await waitFor('the wrong answer in the quick pick', async () => {
+      const r = await quickInputRows(page);
+      return r.some((x) => x.includes('keep this wrong answer')) ? r : undefined;
+    }, 90000);
+    await shot(page, 'kinds-quick-pick');
+    const index = rows.findIndex((x) => x.includes('keep this wrong answer'));
+    if (!/np\.testing\.assert_allclose at line 20: 8 of 8 elements differ/.test(rows[index])) throw new Error(`the item: ${rows[index]}`);
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    const msg = await waitFor('the result message', async () =>
+      (await toasts(page)).find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t)), RUN_TIMEOUT_MS, 200);
+    await shot(page, 'kinds-wrong-answer-result');
+    if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(msg)) throw new Error(msg);
+    const disk = fs.readFileSync(path.join(UI_WS, 'wrong_numpy.min.py'), 'utf8');
+    // the comparison and what computes its wrong operand stay (nothing else gives the same values)
+    if (![/np\.testing\.assert_allclose\(/, /default_rng\(0\)/, /a\.shape\[1\] - /].every((re) => re.test(disk))) throw new Error(disk);
+    if (/unused_helper/.test(disk)) throw new Error(`not reduced: ${disk}`);
+    return `${rows[index]} → ${msg}`;
+  });
+  await page.close().catch(() => {});
+}
+
 // ---------------------------------------------------------------------- main
 
 async function main() {
@@ -773,6 +808,7 @@ async function main() {
   try {
     if (PHASES.includes('host')) await hostPhase(browser);
     if (PHASES.includes('ui')) await uiPhase(browser);
+    if (PHASES.includes('kinds')) await kindsPhase(browser);
     if (PHASES.includes('gemm')) await gemmPhase(browser);
   } finally {
     await browser.close().catch(() => {});

@@ -400,6 +400,34 @@ exports.run = async function run() {
       assert.doesNotMatch(disk, /unused_helper/);
     });
 
+    await check('host: autodd.passesWith and autodd.passesWithEnv reach the server: the result passes with MYFLAG=1 and fails without', async () => {
+      const { doc } = await open('flag_failing.py');
+      const config = vscode.workspace.getConfiguration('autodd');
+      const python = config.get('interpreter') || 'python3';
+      const before = { with: config.inspect('passesWith')?.globalValue, env: config.inspect('passesWithEnv')?.globalValue };
+      let result;
+      try {
+        await config.update('passesWith', python, vscode.ConfigurationTarget.Global);
+        await config.update('passesWithEnv', ['MYFLAG=1'], vscode.ConfigurationTarget.Global);
+        result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri, errMsg: 'flag mismatch' });
+      } finally {
+        await config.update('passesWith', before.with, vscode.ConfigurationTarget.Global);
+        await config.update('passesWithEnv', before.env, vscode.ConfigurationTarget.Global);
+      }
+      assert.equal(result?.status, 'done', JSON.stringify(result));
+      assert.match(result.message, /passes with \S+ with MYFLAG=1/, 'the server judged side A with both settings');
+      const out = vscode.Uri.parse(result.outputUri).fsPath;
+      const disk = fs.readFileSync(out, 'utf8');
+      assert.match(disk, /MYFLAG/);
+      assert.doesNotMatch(disk, /unused_helper/);
+      const { spawnSync } = require('node:child_process');
+      const run = (env) => spawnSync(python, [out], { cwd: path.dirname(out), env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60000 });
+      assert.equal(run({ MYFLAG: '1' }).status, 0, 'the result passes on side A');
+      const failed = run({ MYFLAG: '' });
+      assert.equal(failed.status, 1, failed.stderr);
+      assert.match(failed.stderr, /flag mismatch/);
+    });
+
     await check('host: a missing import of the program is the environment: its message, no quick pick, nothing run', async () => {
       const { doc } = await open('missing_module.py');
       const result = await vscode.commands.executeCommand('autodd-vscode.minimize', { uri: doc.uri });
