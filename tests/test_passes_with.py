@@ -188,3 +188,61 @@ def test_another_interpreter_with_an_older_numpy_is_side_a(program, numpy1_pytho
     section = report[report.index("## Works with A, fails with B"):]
     assert f"A (passes): `{numpy1_python}`" in section
     assert "| `numpy` | numpy 1.26.4 | numpy 2." in section and "differs" in section
+
+
+POOL_TEST = '''\
+import os
+
+
+def reference_sum(values):
+    return sum(values)
+
+
+def fast_sum(values):
+    return sum(values[:-1])  # BUG: drops the last value
+
+
+def pooled(values):
+    if os.environ.get("POOL_REFERENCE") == "1":
+        return reference_sum(values)
+    return fast_sum(values)
+
+
+def test_reference():
+    assert reference_sum([1]) == 1
+
+
+def test_pool():
+    values = [1, 2, 3]
+    assert pooled(values) == 6, "pooled total is wrong"
+'''
+
+
+@pytest.mark.slow
+def test_a_pytest_target_passes_on_side_a_under_pytest(tmp_path, no_leftovers):
+    """Side A runs the test as B does (under pytest): the result passes there, fails here."""
+    path = tmp_path / "test_pool.py"
+    path.write_text(POOL_TEST)
+    output = tmp_path / "test_pool.min.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", f"{path}::test_pool", "--err-msg", "pooled total is wrong",
+         "--passes-with-env", "POOL_REFERENCE=1", "-o", str(output), "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "passes with" in done.stdout + done.stderr and "POOL_REFERENCE=1" in done.stdout + done.stderr
+    result = output.read_text()
+    assert "POOL_REFERENCE" in result and "test_reference" not in result, result
+
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "test_pool.py").write_text(result)
+
+    def under_pytest(env):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_pool.py::test_pool"],
+                              cwd=alone, capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, **env})
+
+    assert under_pytest({"POOL_REFERENCE": "1"}).returncode == 0
+    failed = under_pytest({})
+    assert failed.returncode == 1 and "pooled total is wrong" in failed.stdout

@@ -245,9 +245,6 @@ class ReduceOptions(RunOptions):
             parse_env(self.passes_with_env)
             if self.passes_with:
                 check_python(self.passes_with)
-            if self.backend == "ray" or self.test:
-                raise UsageError("--passes-with and --passes-with-env work with scripts on the local backends "
-                                 "(runner, subproc)")
         if self.test and self.spec.rules.test_problem:
             raise UsageError(self.spec.rules.test_problem)
         if self.spec.rules.command(self.spec.value) and self.backend == "ray":

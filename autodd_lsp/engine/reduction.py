@@ -210,8 +210,11 @@ class Reduction:
         python = options.passes_with or options.python
         slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
         side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
-        # the backend candidates run on (a shell command of --check runs as a subprocess on both sides)
-        backend = side.backend(options.backend_to_use, jobs=jobs, preload=top_level_imports(self._texts.tree))
+        # the backend candidates run on (a shell command of --check runs as a subprocess on both sides), but
+        # on this machine when they run on a Ray cluster: A's interpreter is a path here, and A runs only
+        # for the candidates B found interesting
+        kind = "runner" if options.backend_to_use == "ray" else options.backend_to_use
+        backend = side.backend(kind, jobs=jobs, preload=top_level_imports(self._texts.tree))
         return PassingSide(CandidateTester(backend, slots, jobs, watch=watch), slots, python, env, options.timeout)
 
     def _connect_ray(self) -> int:
