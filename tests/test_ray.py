@@ -294,6 +294,23 @@ def test_cli_unreachable_cluster_is_a_one_line_error(tmp_path):
     assert len(errors) == 1 and "cannot reach the Ray cluster at 127.0.0.1:1" in errors[0], done.stderr
 
 
+NODE_MARK = "AUTODD_TEST_NODE"  # which node of the lost-node test a process belongs to
+
+
+def machine_gone(mark: str) -> None:
+    """What is left of a node whose raylet was killed goes as with its machine: a worker can
+    outlive its raylet by minutes (orphaned, with its fork server and candidate). `mark`: the
+    NAME=VALUE every process of that node inherited."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if mark.encode() in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                os.kill(int(entry), signal.SIGKILL)
+        except OSError:
+            pass
+
+
 @pytest.mark.parametrize("doomed", [("a worker node",), ("a worker node", "the driver's node")],
                          ids=["worker-raylet", "worker-and-driver-raylets"])
 def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_strays):
@@ -306,8 +323,11 @@ def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_
     made = Cluster(initialize_head=True, head_node_args=HEAD)
     command = None
     try:
-        for _ in range(3):
-            made.add_node(**WORKER)
+        node_marks = {}
+        for index in range(3):
+            os.environ[NODE_MARK] = str(index)  # inherited by that node's raylet and everything it starts
+            node_marks[made.add_node(**WORKER).node_id] = f"{NODE_MARK}={index}"
+        os.environ.pop(NODE_MARK)
         made.wait_for_nodes()
         marks = tmp_path / "marks"
         marks.mkdir()
@@ -326,6 +346,8 @@ def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_
                 assert command.poll() is None, command.communicate()[0]
                 time.sleep(0.05)
             node.kill_raylet()
+            if node.node_id in node_marks:
+                machine_gone(node_marks[node.node_id])
 
         # A driver on this machine attaches to the node Ray picks for this address (the head):
         # asked of the cluster as the command's ray.init asks it.
