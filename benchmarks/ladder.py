@@ -1,6 +1,7 @@
 """The size ladder: how candidates and time grow with the program's size (issue 24).
 
     python benchmarks/ladder.py [--rungs ladder_infix,...] [--cap 600] [--out benchmarks/results]
+    python benchmarks/ladder.py --report-only [--out DIR]     # redraw ladder.md and the plot from ladder.json
 
 Runs our tool at -j 1 on each rung of `cases.LADDER` (real programs of about 100,
 300, 1,000 and 3,000 lines, one of them a script with a sibling module) through
@@ -19,7 +20,6 @@ time against AST nodes before) under `--out`, each rung's output under
 """
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -58,6 +58,7 @@ def parse_args(argv=None):
                         help="comma-separated rung names (default: all)")
     parser.add_argument("--cap", type=float, default=600, help="wall-clock cap per rung, seconds")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
+    parser.add_argument("--report-only", action="store_true", help="run nothing; redraw from ladder.json")
     args = parser.parse_args(argv)
     args.rungs = run._pick(args.rungs, {case.name: case for case in LADDER}, parser, "rung")
     return args
@@ -117,16 +118,20 @@ def row(rung: dict) -> list[str]:
     cost, own = per_candidate(rung), rung.get("own_run_s")
     return [
         rung["name"], str(len(rung["files"])),
-        f"{rung['before']['lines']:,} → {final.get('lines', '-')}",
-        f"{rung['before']['nodes']:,} → {final.get('nodes', '-')}",
-        f"{record['candidates']:,}" if record.get("candidates") else "-",
+        f"{rung['before']['lines']:,} → {_count(final.get('lines'))}",
+        f"{rung['before']['nodes']:,} → {_count(final.get('nodes'))}",
+        _count(record.get("candidates")),
         f"{record['wall_s']:.1f}" if record.get("wall_s") is not None else "-",
         f"{cost:.3f}" if cost else "-",
         f"{own:.3f}" if own is not None else "-",
-        f"{cost / own:.0f}x" if cost and own else "-",
+        f"{cost / own:.1f}x" if cost and own else "-",
         record.get("status", "not run" if rung["original_reproduces"] else "original does not reproduce"),
         reproduction_label(record.get("repro")),
     ]
+
+
+def _count(value: int | None) -> str:
+    return f"{value:,}" if value is not None else "-"
 
 
 def markdown(rungs: list[dict], when: str) -> str:
@@ -164,14 +169,19 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
-    rungs = []
-    for case in args.rungs:
-        print(f"[ladder] {case.name} ...", flush=True)
-        rungs.append(measure_rung(case, args))
-    text = markdown(rungs, datetime.date.today().isoformat())
+    if args.report_only:
+        saved = json.loads((args.out / "ladder.json").read_text())
+    else:
+        rungs = []
+        for case in args.rungs:
+            print(f"[ladder] {case.name} ...", flush=True)
+            rungs.append(measure_rung(case, args))
+        saved = {"machine": run.machine_info(), "rungs": rungs}
+        (args.out / "ladder.json").write_text(json.dumps(saved, indent=1) + "\n")
+    rungs = saved["rungs"]
+    text = markdown(rungs, saved["machine"]["date"][:10])
     print(text)
     (args.out / "ladder.md").write_text(text)
-    (args.out / "ladder.json").write_text(json.dumps({"machine": run.machine_info(), "rungs": rungs}, indent=1) + "\n")
     try:
         plot(rungs, args.out / "ladder.png")
     except ImportError:

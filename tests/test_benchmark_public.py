@@ -52,7 +52,7 @@ def test_a_rung_row_compares_a_candidate_with_the_programs_own_run():
             "own_run_s": 0.002, "original_reproduces": True,
             "ours": {"status": "ok", "wall_s": 12.0, "candidates": 600, "final": {"lines": 9, "nodes": 40},
                      "repro": {"reproduces": True, "strict": True}}}
-    assert ladder.row(rung) == ["r", "2", "800 → 9", "4,000 → 40", "600", "12.0", "0.020", "0.002", "10x",
+    assert ladder.row(rung) == ["r", "2", "800 → 9", "4,000 → 40", "600", "12.0", "0.020", "0.002", "10.0x",
                                 "ok", "yes"]
 
 
