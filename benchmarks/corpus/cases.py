@@ -354,17 +354,20 @@ CASES_BY_NAME = {case.name: case for case in CASES}
 
 
 def _build_recipe(folder: Path) -> Path:
-    """The recipe scaler with `rational.py` beside it: this interpreter's own fractions.py, verbatim."""
+    """The recipe scaler with `rational.py` and `wrapping.py` beside it: this interpreter's own
+    fractions.py and textwrap.py, verbatim."""
     import fractions
     import inspect
+    import textwrap
 
     shutil.copyfile(CORPUS_DIR / "ladder" / "recipe" / "scale_recipe.py", folder / "scale_recipe.py")
     (folder / "rational.py").write_text(inspect.getsource(fractions))
+    (folder / "wrapping.py").write_text(inspect.getsource(textwrap))
     return folder / "scale_recipe.py"
 
 
 # The size ladder (`benchmarks/ladder.py`, issue 24): real programs of about 100 (the code of a 194-line
-# file), 300, 1,000 and 3,000 lines, the third of them a script with a sibling module. Two are fetched
+# file), 300, 1,000 and 3,000 lines, the third of them a script with two sibling modules. Two are fetched
 # programs failing as they were (public_avl_tree: the commit before its fix) or as their users make them
 # (argparse_large: an invalid choice), two carry one injected bug (named in their headers).
 LADDER = [
@@ -382,8 +385,9 @@ LADDER = [
         name="ladder_recipe",
         err_msg="Invalid literal for Fraction: '1 1/2'",
         timeout=10,
-        description="recipe scaler (a script) over a sibling module `rational.py`, the interpreter's own "
-        "fractions.py; a mixed number reaches Fraction() whole (injected in the script)",
+        description="recipe scaler (a script) over two sibling modules, `rational.py` and `wrapping.py`: the "
+        "interpreter's own fractions.py and textwrap.py; a mixed number reaches Fraction() whole (injected in "
+        "the script)",
         builder=_build_recipe,
     ),
     CASES_BY_NAME["argparse_large"],

@@ -1,7 +1,9 @@
-# The size ladder's multi-file rung (benchmarks/ladder.py): a recipe scaler over `rational.py`, which the
-# builder writes beside it as the interpreter's own fractions.py, verbatim (~750 lines on Python 3.11).
+# The size ladder's multi-file rung (benchmarks/ladder.py): a recipe scaler over two sibling modules that
+# the builder writes beside it, the interpreter's own fractions.py as `rational.py` and textwrap.py as
+# `wrapping.py`, verbatim (~750 and ~500 lines on Python 3.11).
 # The bug: a mixed number ("1 1/2 tsp") reaches Fraction() whole, which takes no mixed numbers.
 from rational import Fraction
+from wrapping import fill
 
 RECIPE = """\
 Lemon loaf (one 9x5 tin)
@@ -14,6 +16,11 @@ Lemon loaf (one 9x5 tin)
 2 each eggs
 1 tbsp lemon zest
 """
+
+METHOD = (
+    "Heat the oven to 175 C. Whisk the dry ingredients, melt the butter into the milk, beat in the eggs "
+    "and the zest, fold the two together and bake for about 50 minutes, until a skewer comes out clean."
+)
 
 UNITS = {"cup": "cups", "tsp": "tsp", "tbsp": "tbsp", "each": ""}
 TSP_PER = {"tsp": Fraction(1), "tbsp": Fraction(3), "cup": Fraction(48)}
@@ -70,6 +77,7 @@ def total_teaspoons(ingredients):
     return sum(q * TSP_PER[u] for q, u, _ in ingredients if u in TSP_PER)
 
 
+print(fill(METHOD, width=60, initial_indent="Method: ", subsequent_indent="        "))
 title, ingredients = parse(RECIPE)
 for factor in ("1/2", "1", "3/2"):
     print(card(title, ingredients, factor))
