@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from benchmarks import ladder
+from benchmarks import ladder, report
 from benchmarks.corpus.cases import CASES_BY_NAME, LADDER
 from benchmarks.measure import reproduces_standalone
 from benchmarks.tools import subprocess_env
@@ -66,3 +66,9 @@ def test_the_original_shows_the_cases_failure(case, tmp_path):
     found = reproduces_standalone(entry, case.err_msg, 60, subprocess_env(), case.returncode, in_place=True,
                                   args=case.program_args)
     assert found["strict"], found["why"]
+
+
+def test_a_verdict_written_into_a_tool_record_shows_under_its_case():
+    case_result = {"tools": {"ours": {"status": "ok", "verdict": "reject. `assert None`"},
+                             "reference": {"status": "ok"}}}
+    assert report.notes(case_result) == ["ours, the maintainer's verdict by eye: reject. `assert None`"]
