@@ -59,7 +59,8 @@ export function failureMessage(failure: FailureArguments | undefined): string {
 /**
  * What keeping `failure` means, in words: "the output must contain this text",
  * "the program must be killed by SIGSEGV", "it must exit with status 3", "it must
- * run past autodd.timeout"; a kind not known here says its argument as given.
+ * run past autodd.timeout", "the same numeric comparison must fail"; a kind not known
+ * here says its argument as given.
  */
 export function failureMeaning(failure: FailureArguments): string {
   const parts: string[] = [];
@@ -87,6 +88,9 @@ export function failureMeaning(failure: FailureArguments): string {
         break;
       case 'check':
         parts.push(`your command ${text(value)} must exit with status 0`);
+        break;
+      case 'wrongAnswer':
+        parts.push('the same numeric comparison must fail, with the same operands (shapes, dtypes, values)');
         break;
       default:
         parts.push(`${key}: ${JSON.stringify(value)}`);

@@ -96,6 +96,8 @@ describe('failureMeaning / flagOf / splitAt', () => {
     assert.match(failureMeaning({ errMsg: 'x' }), /output must contain/);
     assert.match(failureMeaning({ errRegex: 'a+' }), /\/a\+\//);
     assert.match(failureMeaning({ crash: true }), /killed by a signal/);
+    assert.match(failureMeaning({ wrongAnswer: true }), /same numeric comparison must fail/);
+    assert.doesNotMatch(failureMeaning({ wrongAnswer: true }), /wrongAnswer/);
     assert.equal(flagOf({ crash: true }), '--crash');
     assert.equal(flagOf({ exitCode: 3 }), '--exit-code 3');
   });
