@@ -113,3 +113,28 @@ def test_commented_out_code_goes_and_prose_stays():
     edits = RemoveStaleComments().edits(PassContext(source, [], original=text), 0) or []
     assert [render(text, list(e.patches)).count("#") for e in edits] == [2]
     assert "self.hidden2" not in render(text, list(edits[0].patches))
+
+
+def test_a_multi_line_value_inlined_into_a_block_moves_with_its_lines():
+    """An inlined module's table used in a function: its closing brace does not stay at column 0."""
+    from autodd_lsp.passes.variables import InlineVariables
+
+    text = (
+        "DEFAULTS = {\n"
+        "    'float16': (128, 128),\n"
+        "}\n"
+        "def plan(dtype):\n"
+        "    if dtype:\n"
+        "        return DEFAULTS[dtype]\n"
+    )
+    source = Source(text)
+    (edit,) = InlineVariables().edits(PassContext(source, [], original=text), 0) or []
+    result = render(text, list(edit.patches))
+    assert result == (
+        "def plan(dtype):\n"
+        "    if dtype:\n"
+        "        return {\n"
+        "            'float16': (128, 128),\n"
+        "        }[dtype]\n"
+    )
+    assert parse(result)

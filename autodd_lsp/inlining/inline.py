@@ -61,6 +61,7 @@ class Inlined:
     text: str
     modules: tuple[str, ...] = ()  # files inlined, in the order they run
     kept: tuple[tuple[str, str], ...] = ()  # (module, why its import stays)
+    spans: tuple[tuple[int, int], ...] = ()  # where the inlined code lies in `text` (character ranges)
 
 
 @dataclass
@@ -91,13 +92,14 @@ def inline_local_modules(text: str, path: str) -> Inlined:
     me = _Module(os.path.abspath(path), "__main__", root)
     state = _State(root=root, taken=set(dir(builtins)))
     state.taken |= names_used(tree) - _imported_only(tree, me, state)
+    spans: list[tuple[int, int]] = []
     try:
-        new_text, _ = _rewrite_importer(text, tree, me, state)
+        new_text, _ = _rewrite_importer(text, tree, me, state, spans)
     except CannotInline as why:
         return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
         return Inlined(text, kept=tuple(state.kept))
-    return Inlined(new_text, tuple(state.order), tuple(state.kept))
+    return Inlined(new_text, tuple(state.order), tuple(state.kept), tuple(spans))
 
 
 # -- finding the program's own modules ------------------------------------------------
@@ -127,9 +129,11 @@ def _resolve(state: _State, importer: _Module, module: str | None, level: int) -
 # -- rewriting an importer -------------------------------------------------------------
 
 
-def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> tuple[str, dict[str, str]]:
+def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State,
+                      spans: list[tuple[int, int]] | None = None) -> tuple[str, dict[str, str]]:
     """`text` with its top-level imports of local modules replaced by their code, and the names
-    those imports bound, mapped to the inlined modules' names for them."""
+    those imports bound, mapped to the inlined modules' names for them; `spans` gets where
+    that code lies in the new text."""
     offset = Source(text, tree).offset
 
     patches: list[tuple[int, int, str]] = []
@@ -147,8 +151,21 @@ def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -
     if not patches:
         return text, renames
     _check_local_imports_elsewhere(tree, me, state, attribute_modules)
+    inlined = set(patches)
     patches.extend(rename_patches(tree, renames, attribute_modules, offset))
+    if spans is not None:
+        spans.extend(_new_spans(patches, inlined))
     return apply_patches(text, patches), renames
+
+
+def _new_spans(patches: list[tuple[int, int, str]], wanted: set[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Where the replacements of the `wanted` patches lie once all `patches` are applied."""
+    spans, shift = [], 0
+    for start, end, replacement in sorted(patches):
+        if (start, end, replacement) in wanted:
+            spans.append((start + shift, start + shift + len(replacement)))
+        shift += len(replacement) - (end - start)
+    return spans
 
 
 def _inline_statement(statement, tree, me: _Module, state: _State, renames, attribute_modules) -> str | None:
