@@ -138,3 +138,35 @@ def test_a_multi_line_value_inlined_into_a_block_moves_with_its_lines():
         "        }[dtype]\n"
     )
     assert parse(result)
+
+
+def test_comments_about_removed_code_go():
+    """`# idx and targets are both (B,T) tensor of integers` once the line it described is gone,
+    and a comment naming a parameter that is gone everywhere; comments on surviving code stay."""
+    from autodd_lsp.passes.stale_comments import RemoveStaleComments
+
+    original = (
+        "def forward(idx, targets, scale):\n"
+        "    # idx and targets are both (B,T) tensor of integers\n"
+        "    b, t = idx.size()\n"
+        "    # the embeddings, then the head\n"
+        "    x = embed(idx)\n"
+        "    # scale divides the logits\n"
+        "    return head(x) / scale\n"
+    )
+    reduced = (
+        "def forward(idx):\n"
+        "    # idx and targets are both (B,T) tensor of integers\n"
+        "    x = embed(1)\n"
+        "    # scale divides the logits\n"
+        "    return head(x)\n"
+    )
+    source = Source(reduced)
+    edits = RemoveStaleComments().edits(PassContext(source, [], original=original), 0) or []
+    removed = sorted(reduced.count("\n") - render(reduced, list(e.patches)).count("\n") for e in edits)
+    assert len(edits) == 2 and removed == [1, 1]
+    kept = render(reduced, [p for e in edits for p in e.patches])
+    assert "#" not in kept
+    still = reduced.replace("    x = embed(1)\n", "    b, t = idx.size()\n    x = embed(1)\n")
+    edits = RemoveStaleComments().edits(PassContext(Source(still), [], original=original), 0) or []
+    assert ["idx and targets" in render(still, list(e.patches)) for e in edits] == [True]  # still above its line
