@@ -131,3 +131,16 @@ def test_a_training_project_is_reduced_with_its_imports_then_inlined(tmp_path, n
         assert f"import {module}" not in summary.text and f"from {module}" not in summary.text
     assert size_of(summary.text).nodes < size_of(script).nodes  # smaller than the main script alone
     assert line in alone(tmp_path, summary.text)
+
+
+def test_the_same_import_in_the_program_and_a_module_is_no_collision(tmp_path):
+    """`import torch` in train.py and in models.py bind the same module: no `import torch as models_torch`."""
+    folder = write(tmp_path, {
+        "models.py": "import math\nimport os.path\nfrom math import pi as PI\nimport json as js\njs = 1\ndef area(r):\n    return PI * math.sqrt(r) + js\n",
+        "main.py": "import math\nimport os\nfrom math import pi as PI\nimport json as js\nimport models\nprint(models.area(math.e), os.sep, PI, js)\n",
+    })
+    inlined = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
+    assert "models_math" not in inlined.text and "models_PI" not in inlined.text
+    assert "import os.path\n" in inlined.text and "models_os" not in inlined.text  # `import os.path` binds `os` too
+    assert "models_js" in inlined.text  # the module rebinds its `js`: another value
+    parse(inlined.text)
