@@ -170,3 +170,21 @@ def test_comments_about_removed_code_go():
     still = reduced.replace("    x = embed(1)\n", "    b, t = idx.size()\n    x = embed(1)\n")
     edits = RemoveStaleComments().edits(PassContext(Source(still), [], original=original), 0) or []
     assert ["idx and targets" in render(still, list(e.patches)) for e in edits] == [True]  # still above its line
+
+
+def test_an_inlined_value_is_parenthesized_only_where_its_place_needs_it():
+    """`a = m * k` inlined into `(a + b) * s`: `m * k + b`, not `(m * k) + b`; parentheses stay where
+    the operator binds tighter (`(a + b) * s`) or on the right of a `-`."""
+    from autodd_lsp.passes.variables import InlineVariables
+
+    def inlined(text):
+        source = Source(text)
+        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
+
+    assert inlined("area = block_m * block_k\nneed = (area + extra) * size\n") == ["need = (block_m * block_k + extra) * size\n"]
+    assert inlined("part = block_m + block_k\ntotal = part * size\n") == ["total = (block_m + block_k) * size\n"]
+    assert inlined("part = block_m - block_k\nleft = count - part\n") == ["left = count - (block_m - block_k)\n"]
+    assert inlined("part = block_m * block_k\nprint(part, flush=True)\n") == ["print(block_m * block_k, flush=True)\n"]
+    assert inlined("pair = block_m, block_k\nprint(pair)\n") == ["print((block_m, block_k))\n"]
+    for text in inlined("area = block_m * block_k\nneed = (area + extra) * size\n"):
+        parse(text)

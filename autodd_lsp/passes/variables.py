@@ -23,7 +23,7 @@ from collections.abc import Callable
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch, Render, delete, replace_with_span
-from autodd_lsp.syntax.precedence import ATOM, text_precedence
+from autodd_lsp.syntax.precedence import fits_in
 from autodd_lsp.syntax.source import Located, Source
 
 
@@ -53,7 +53,7 @@ def _bindings_and_uses(tree: ast.AST):
 def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], name: str) -> Edit | None:
     value = assign.value
     kept = source.span(value)
-    wrap = "{}" if text_precedence(value, source.text[kept[0]:kept[1]]) >= ATOM else "({})"
+    text = source.text[kept[0]:kept[1]]
     statement = source.stmt_lines_span(assign, with_comments=False)
     growth = (kept[1] - kept[0] + 2 - len(name)) * len(uses)
     if growth >= statement[1] - statement[0] or not source.owns_its_lines(assign):
@@ -62,8 +62,9 @@ def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], na
     at = source.indent_of_line(assign.lineno)
     for use in uses:
         start, end = source.span(use)
+        wrap = "{}" if fits_in(value, text, use, source.parents.get(use)) else "({})"
         there = source.indent_of_line(use.lineno)
-        if there == at or "\n" not in source.text[kept[0]:kept[1]]:
+        if there == at or "\n" not in text:
             patches.append(replace_with_span(start, end, kept, wrap))
         else:  # a multi-line value moves with its lines: `}` at column 0 would sit inside a block
             patches.append(Patch(start, end, _moved(kept, wrap, at, there), keeps=(kept,)))
