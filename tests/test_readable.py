@@ -70,14 +70,16 @@ def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
     assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level
 
 
-def test_a_value_that_calls_is_not_copied_into_two_uses():
-    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
+def inlined(text):
+    """Every text that "inline variables" offers for `text`, one edit at a time."""
     from autodd_lsp.passes.variables import InlineVariables
 
-    def inlined(text):
-        source = Source(text)
-        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
+    source = Source(text)
+    return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
 
+
+def test_a_value_that_calls_is_not_copied_into_two_uses():
+    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
     reads_twice = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df.shape, df["price"].mean())\n'
     assert inlined(reads_twice) == []
     in_a_loop = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nfor epoch in range(3):\n    print(df)\n'
@@ -175,12 +177,6 @@ def test_comments_about_removed_code_go():
 def test_an_inlined_value_is_parenthesized_only_where_its_place_needs_it():
     """`a = m * k` inlined into `(a + b) * s`: `m * k + b`, not `(m * k) + b`; parentheses stay where
     the operator binds tighter (`(a + b) * s`) or on the right of a `-`."""
-    from autodd_lsp.passes.variables import InlineVariables
-
-    def inlined(text):
-        source = Source(text)
-        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
-
     assert inlined("area = block_m * block_k\nneed = (area + extra) * size\n") == ["need = (block_m * block_k + extra) * size\n"]
     assert inlined("part = block_m + block_k\ntotal = part * size\n") == ["total = (block_m + block_k) * size\n"]
     assert inlined("part = block_m - block_k\nleft = count - part\n") == ["left = count - (block_m - block_k)\n"]
