@@ -141,6 +141,13 @@ def test_inline_function_called_once():
     assert results == ["\ncfg = make()\nbuild(cfg)\nresult = check(cfg)\n"]
 
 
+def test_inline_function_binds_no_parameter_to_its_own_name():
+    # issue 22: `opts = opts; params = params` was left where a training step was inlined
+    text = "def step(opts, params, lr):\n    return update(opts, params, lr)\n\nloss = step(opts, params, 0.1)\n"
+    results = single_edit_results("inline functions called once", text)
+    assert results == ["\nlr = 0.1\nloss = update(opts, params, lr)\n"]
+
+
 def test_shrink_literals_never_to_zero_or_empty():
     text = 'n = 128\ns = b"abc"\nm = 1\n'
     results = single_edit_results("shrink literals", text)

@@ -70,14 +70,16 @@ def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
     assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level
 
 
-def test_a_value_that_calls_is_not_copied_into_two_uses():
-    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
+def inlined(text):
+    """Every text that "inline variables" offers for `text`, one edit at a time."""
     from autodd_lsp.passes.variables import InlineVariables
 
-    def inlined(text):
-        source = Source(text)
-        return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
+    source = Source(text)
+    return [render(text, list(e.patches)) for e in InlineVariables().edits(PassContext(source, [], original=text), 0) or []]
 
+
+def test_a_value_that_calls_is_not_copied_into_two_uses():
+    """`pd.read_csv('train.csv')` inlined into both uses would read the file twice."""
     reads_twice = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nprint(df.shape, df["price"].mean())\n'
     assert inlined(reads_twice) == []
     in_a_loop = 'import pandas as pd\ndf = pd.read_csv("train.csv")\nfor epoch in range(3):\n    print(df)\n'
@@ -113,3 +115,72 @@ def test_commented_out_code_goes_and_prose_stays():
     edits = RemoveStaleComments().edits(PassContext(source, [], original=text), 0) or []
     assert [render(text, list(e.patches)).count("#") for e in edits] == [2]
     assert "self.hidden2" not in render(text, list(edits[0].patches))
+
+
+def test_a_multi_line_value_inlined_into_a_block_moves_with_its_lines():
+    """An inlined module's table used in a function: its closing brace does not stay at column 0."""
+    from autodd_lsp.passes.variables import InlineVariables
+
+    text = (
+        "DEFAULTS = {\n"
+        "    'float16': (128, 128),\n"
+        "}\n"
+        "def plan(dtype):\n"
+        "    if dtype:\n"
+        "        return DEFAULTS[dtype]\n"
+    )
+    source = Source(text)
+    (edit,) = InlineVariables().edits(PassContext(source, [], original=text), 0) or []
+    result = render(text, list(edit.patches))
+    assert result == (
+        "def plan(dtype):\n"
+        "    if dtype:\n"
+        "        return {\n"
+        "            'float16': (128, 128),\n"
+        "        }[dtype]\n"
+    )
+    assert parse(result)
+
+
+def test_comments_about_removed_code_go():
+    """`# idx and targets are both (B,T) tensor of integers` once the line it described is gone,
+    and a comment naming a parameter that is gone everywhere; comments on surviving code stay."""
+    from autodd_lsp.passes.stale_comments import RemoveStaleComments
+
+    original = (
+        "def forward(idx, targets, scale):\n"
+        "    # idx and targets are both (B,T) tensor of integers\n"
+        "    b, t = idx.size()\n"
+        "    # the embeddings, then the head\n"
+        "    x = embed(idx)\n"
+        "    # scale divides the logits\n"
+        "    return head(x) / scale\n"
+    )
+    reduced = (
+        "def forward(idx):\n"
+        "    # idx and targets are both (B,T) tensor of integers\n"
+        "    x = embed(1)\n"
+        "    # scale divides the logits\n"
+        "    return head(x)\n"
+    )
+    source = Source(reduced)
+    edits = RemoveStaleComments().edits(PassContext(source, [], original=original), 0) or []
+    removed = sorted(reduced.count("\n") - render(reduced, list(e.patches)).count("\n") for e in edits)
+    assert len(edits) == 2 and removed == [1, 1]
+    kept = render(reduced, [p for e in edits for p in e.patches])
+    assert "#" not in kept
+    still = reduced.replace("    x = embed(1)\n", "    b, t = idx.size()\n    x = embed(1)\n")
+    edits = RemoveStaleComments().edits(PassContext(Source(still), [], original=original), 0) or []
+    assert ["idx and targets" in render(still, list(e.patches)) for e in edits] == [True]  # still above its line
+
+
+def test_an_inlined_value_is_parenthesized_only_where_its_place_needs_it():
+    """`a = m * k` inlined into `(a + b) * s`: `m * k + b`, not `(m * k) + b`; parentheses stay where
+    the operator binds tighter (`(a + b) * s`) or on the right of a `-`."""
+    assert inlined("area = block_m * block_k\nneed = (area + extra) * size\n") == ["need = (block_m * block_k + extra) * size\n"]
+    assert inlined("part = block_m + block_k\ntotal = part * size\n") == ["total = (block_m + block_k) * size\n"]
+    assert inlined("part = block_m - block_k\nleft = count - part\n") == ["left = count - (block_m - block_k)\n"]
+    assert inlined("part = block_m * block_k\nprint(part, flush=True)\n") == ["print(block_m * block_k, flush=True)\n"]
+    assert inlined("pair = block_m, block_k\nprint(pair)\n") == ["print((block_m, block_k))\n"]
+    for text in inlined("area = block_m * block_k\nneed = (area + extra) * size\n"):
+        parse(text)

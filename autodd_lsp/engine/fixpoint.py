@@ -74,12 +74,15 @@ class Fixpoint:
         self._needed.clear()
         self._needed_share.clear()
 
-    def run(self, pool: ThreadPoolExecutor) -> None:
+    def run(self, pool: ThreadPoolExecutor, cycles: bool = True, tidy: bool = True) -> None:
+        """The groups' cycles until one changes nothing (`cycles`), then the tidy passes (`tidy`);
+        again from a person's text adopted at the end."""
         host, passes = self.host, self.passes
         groups = sorted({p.group for p in passes} - {Group.TIDY})
         adopted = True
         while adopted and not host.cancelled:
-            changed = True
+            changed = cycles
+            cycles = True  # an adopted text is reduced in full
             while changed and not host.cancelled:
                 changed = False
                 for group in groups:
@@ -88,8 +91,8 @@ class Fixpoint:
                     if host.adopt_offer():
                         changed = True
                         break  # the cycle starts again from the person's text
-            for tidy in (p for p in passes if p.group == Group.TIDY):
-                self.run_pass(tidy, pool)
+            for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
+                self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:

@@ -204,6 +204,9 @@ class ReduceOptions(RunOptions):
     inline_modules: bool = option(True, flag="--keep-imports",
                                   help="keep the imports of the program's own modules instead of inlining them "
                                        "(the reduction then stays in SOURCE; the result needs those modules beside it)")
+    # Reduce with the imports kept first, then inline what the result still imports (engine/inlined.py);
+    # False inlines every module before reducing (no flag: what the benchmark compares with).
+    inline_lazily: bool = option(True)
     # Runs of the original that measure its failure rate (engine/flaky.py); 0: automatic
     # (two runs; flaky.DEFAULT_RUNS when they disagree).
     repeat: int = option(0, flag="--repeat", metavar="N",

@@ -5,7 +5,9 @@ See the package docstring for the API (`run`, `cancel`, `offer`, `why_kept`,
   1. the original runs until its failure is known, stable or measured, and the
      candidates' rules are set (`original.py`; the inlining swap, `inlined.py`);
      its values are recorded in the background (`value_recorder.py`);
-  2. the pass groups run to a fixpoint (`fixpoint.py`), each pass's edits
+  2. the pass groups run to a fixpoint (`fixpoint.py`; a script with its own
+     modules first with its imports kept, then with what it still uses of
+     them inlined: `_reduce`, `inlined.py`), each pass's edits
      searched by `pass_search.py`, each candidate tested by `candidates.py`
      and judged by `judge.py`; a person's text may be adopted between groups
      (`person.py`);
@@ -31,6 +33,7 @@ from autodd_lsp.engine.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import Event, Failed, Finished, Started, Summary
+from autodd_lsp.engine.inlined import inline_reduced
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
@@ -42,6 +45,7 @@ from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.syntax.metrics import size_of
+from autodd_lsp.syntax.parsing import parse
 
 
 class Reduction:
@@ -100,13 +104,14 @@ class Reduction:
             launcher, slots, CandidateTester(backend, slots, jobs, watch=watch), passing,
         )
         checks, final = session.checks, session.final
-        verified = False
+        verified, user_line = False, ""
         try:
             with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
                 checks.check(pool)
                 self._rules_ready.set()
                 session.recorder.start(slots, self.cancelled)
-                session.fixpoint.run(pool)
+                user_line = checks.observation.line if checks.observation else ""
+                self._reduce(session, pool, slots)
                 self._offers.close()
             backend.close()  # free the warm servers before the standalone check
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
@@ -129,7 +134,7 @@ class Reduction:
         summary = Summary(
             original, size_of(self.best_text), self.best_text, self._reporter.stats(), self.cancelled, verified,
             rule=checks.rule,
-            original_failure_line=checks.observation.line if checks.observation else "",
+            original_failure_line=user_line if checks.observation is not None else "",
             final_failure_line=final.observation.line if final.observation else "",
             original_rate=checks.rate,
             final_rate=final.rate if checks.rate is not None else None,
@@ -139,6 +144,32 @@ class Reduction:
         )
         self._reporter.emit(Finished(summary))
         return summary
+
+    def _reduce(self, session: Session, pool: ThreadPoolExecutor, slots: JobSlots) -> None:
+        """The pass groups to a fixpoint, then the tidy passes. A script that imports its own modules
+        is reduced with its imports kept first; then what it still imports of them is inlined and the
+        reduction goes on from that (`inlined.inline_reduced`, the original's checks run again on it)."""
+        options, checks, texts = self.options, session.checks, self._texts
+        if self._pytest or not (options.inline_modules and options.inline_lazily):
+            session.fixpoint.run(pool)
+            return
+        session.fixpoint.run(pool, tidy=False)
+        if self.cancelled:
+            return
+        reduced = texts.best
+        if not inline_reduced(checks, checks.observation):
+            session.fixpoint.run(pool, cycles=False)
+            return
+        try:
+            checks.check(pool)
+        except NotReproducible as error:  # the inlined program's failure is not stable: keep the imports
+            self._reporter.notice(f"the modules stay imported: with them inlined, {error}")
+            texts.rebase(reduced, parse(reduced))
+            checks.check(pool)
+            session.fixpoint.run(pool, cycles=False)
+            return
+        session.recorder.restart(slots, self.cancelled)
+        session.fixpoint.run(pool)
 
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""

@@ -31,6 +31,7 @@ class ValueRecorder:
         self.done = threading.Event()  # set once `values` is final (None: no values)
         self._cancel = CancelEvent()
         self._thread: threading.Thread | None = None
+        self._path: str | None = None  # where the recording run's program is written
 
     def start(self, slots: JobSlots, cancelled: bool) -> None:
         """Record in the background when it helps; otherwise the passes go on without values at once."""
@@ -39,6 +40,13 @@ class ValueRecorder:
             self._thread.start()
         else:
             self.done.set()
+
+    def restart(self, slots: JobSlots, cancelled: bool) -> None:
+        """Record again, for a new original (the program with its modules inlined: `inlined.py`)."""
+        self.stop()
+        self.values, self._thread, self._cancel = None, None, CancelEvent()
+        self.done.clear()
+        self.start(slots, cancelled)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -78,8 +86,10 @@ class ValueRecorder:
         text = checks.texts.original
         # An intermittent original may not fail in a given run: a few tries.
         tries = 1 if checks.tester.rules.rate_test is None else RECORD_TRIES
-        path = slots.side_path("values")
         try:
+            if self._path is None:  # one program path for every recording of the run (a restart reuses it)
+                self._path = slots.side_path("values")
+            path = self._path
             for _ in range(tries):
                 watch = checks.tester.watch
                 with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files

@@ -7,7 +7,8 @@ top level of the program is written into it, where the import stood:
 
 * its top-level names keep their names, unless they would collide with a name
   used elsewhere (then `module_name`); every use that resolves to them is
-  renamed (`scopes.py` follows Python's scoping rules);
+  renamed (`scopes.py` follows Python's scoping rules). A name both bind by the
+  same import of an installed module (`import torch` in each) is no collision;
 * `import m` / `import m as x` goes, and `x.name` becomes the (new) name
   (`import a.b`: `a.b.name` and `a.name`); `from m import a as b` goes, and `b`
   becomes `a`'s (new) name; `from m import *` binds m's exported names;
@@ -61,6 +62,7 @@ class Inlined:
     text: str
     modules: tuple[str, ...] = ()  # files inlined, in the order they run
     kept: tuple[tuple[str, str], ...] = ()  # (module, why its import stays)
+    spans: tuple[tuple[int, int], ...] = ()  # where the inlined code lies in `text` (character ranges)
 
 
 @dataclass
@@ -79,6 +81,9 @@ class _State:
     done: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> its names' new names
     hoisted: list[str] = field(default_factory=list)
     active: set[str] = field(default_factory=set)
+    # name -> the installed module (or its name) that the program or an inlined module binds to it
+    # by its one top-level import: a module that imports the same under that name needs no rename
+    imports: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def inline_local_modules(text: str, path: str) -> Inlined:
@@ -91,13 +96,15 @@ def inline_local_modules(text: str, path: str) -> Inlined:
     me = _Module(os.path.abspath(path), "__main__", root)
     state = _State(root=root, taken=set(dir(builtins)))
     state.taken |= names_used(tree) - _imported_only(tree, me, state)
+    state.imports = _installed_imports(tree, me, state)
+    spans: list[tuple[int, int]] = []
     try:
-        new_text, _ = _rewrite_importer(text, tree, me, state)
+        new_text, _ = _rewrite_importer(text, tree, me, state, spans)
     except CannotInline as why:
         return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
         return Inlined(text, kept=tuple(state.kept))
-    return Inlined(new_text, tuple(state.order), tuple(state.kept))
+    return Inlined(new_text, tuple(state.order), tuple(state.kept), tuple(spans))
 
 
 # -- finding the program's own modules ------------------------------------------------
@@ -127,9 +134,11 @@ def _resolve(state: _State, importer: _Module, module: str | None, level: int) -
 # -- rewriting an importer -------------------------------------------------------------
 
 
-def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -> tuple[str, dict[str, str]]:
+def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State,
+                      spans: list[tuple[int, int]] | None = None) -> tuple[str, dict[str, str]]:
     """`text` with its top-level imports of local modules replaced by their code, and the names
-    those imports bound, mapped to the inlined modules' names for them."""
+    those imports bound, mapped to the inlined modules' names for them; `spans` gets where
+    that code lies in the new text."""
     offset = Source(text, tree).offset
 
     patches: list[tuple[int, int, str]] = []
@@ -147,8 +156,21 @@ def _rewrite_importer(text: str, tree: ast.Module, me: _Module, state: _State) -
     if not patches:
         return text, renames
     _check_local_imports_elsewhere(tree, me, state, attribute_modules)
+    inlined = set(patches)
     patches.extend(rename_patches(tree, renames, attribute_modules, offset))
+    if spans is not None:
+        spans.extend(_new_spans(patches, inlined))
     return apply_patches(text, patches), renames
+
+
+def _new_spans(patches: list[tuple[int, int, str]], wanted: set[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Where the replacements of the `wanted` patches lie once all `patches` are applied."""
+    spans, shift = [], 0
+    for start, end, replacement in sorted(patches):
+        if (start, end, replacement) in wanted:
+            spans.append((start + shift, start + shift + len(replacement)))
+        shift += len(replacement) - (end - start)
+    return spans
 
 
 def _inline_statement(statement, tree, me: _Module, state: _State, renames, attribute_modules) -> str | None:
@@ -293,7 +315,15 @@ def _module_code(state: _State, module: _Module) -> str | None:
             raise CannotInline("it has a __future__ import of its own")
         # Names it binds by importing another local module are that module's: they reserve nothing.
         via_import = _imported_only(tree, module, state)
-        new_names = {name: _fresh_name(state, module, name) for name in sorted(names - via_import)}
+        own_imports = _installed_imports(tree, module, state)
+        new_names = {
+            name: name if name in own_imports and state.imports.get(name) == own_imports[name]
+            else _fresh_name(state, module, name)
+            for name in sorted(names - via_import)
+        }
+        for name, what in own_imports.items():  # kept under its name: later modules may share it too
+            if new_names.get(name) == name:
+                state.imports.setdefault(name, what)
         # its inner names too: a later module must not shadow them
         state.taken.update(names_used(tree) - via_import)
         state.done[module.path] = new_names
@@ -334,6 +364,29 @@ def _imported_only(tree: ast.Module, me: _Module, state: _State) -> set[str]:
         return imported
     own = {id(alias) for s in tree.body if isinstance(s, ast.ImportFrom) for alias in s.names}
     return imported - names_in(tree, reads=False, skip=own)
+
+
+def _installed_imports(tree: ast.Module, me: _Module, state: _State) -> dict[str, tuple[str, ...]]:
+    """Names that `tree` binds once at its top level, by importing an installed module or a name
+    from one (`import torch`, `import torch.nn as nn`, `from math import pi`): what each holds."""
+    bound: dict[str, int] = {}
+    for statement in tree.body:
+        for name in bindings(statement):
+            bound[name] = bound.get(name, 0) + 1
+    found: dict[str, tuple[str, ...]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if _resolve(state, me, alias.name, 0) is None:
+                    held = alias.name if alias.asname else alias.name.split(".")[0]
+                    found[bound_name(alias)] = ("module", held)
+        elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module != "__future__":
+            if _resolve(state, me, statement.module, 0) is None:
+                for alias in statement.names:
+                    if alias.name != "*" and _resolve(state, me, _qualified(statement, alias), 0) is None:
+                        found[alias.asname or alias.name] = ("from", statement.module or "", alias.name)
+    # a name that is also bound otherwise (assigned, imported twice) may hold something else
+    return {name: what for name, what in found.items() if bound.get(name) == 1}
 
 
 def _qualified(statement: ast.ImportFrom, alias: ast.alias) -> str:

@@ -7,7 +7,8 @@
 
 Handles a call that is a statement (`f(...)`) or the whole right-hand side of a
 single assignment (`x = f(...)`), for plain functions whose only `return` is the
-last statement of their body.
+last statement of their body. An argument that is the parameter's own name
+(`run(cfg)` for `def run(cfg)`) needs no `cfg = cfg` line.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def _bindings(source: Source, func: ast.FunctionDef, call: ast.Call, indent: str
         value = call.args[i] if i < len(call.args) else keywords.get(param.arg, default)
         if value is None:
             return None
-        lines.append(f"{indent}{param.arg} = {source.segment(value)}\n")
+        text = source.segment(value)
+        if text != param.arg:  # `opts = opts` binds nothing new: the name already holds the value
+            lines.append(f"{indent}{param.arg} = {text}\n")
     return "".join(lines)
 
 

@@ -7,10 +7,14 @@ comment lines, one after another, at one indentation) is stale when
 
 (a) it names something the original program bound or used (a def or class,
     a variable, a parameter, an attribute) that no longer occurs anywhere in
-    the current code, and names nothing of the original that still does; or
+    the current code, and names nothing of the original that still does (a
+    plain word counts when the original named a function, class or parameter
+    so); or
 (b) in the original it was glued to a statement (the line right after it was
     code), and now a blank line, a dedent or the end of the file follows it:
-    the statement it described is gone. Likewise a block glued below a
+    the statement it described is gone; or other code follows it now that
+    uses none of the names the block shared with its statement (`# idx and
+    targets are (B,T)` above `b, t = idx.size()`, which is gone). Likewise a block glued below a
     statement (the line right before it was code, and nothing followed it)
     whose statement is gone, and a heading whose section is gone: now the
     end, a dedent, or a comment that in the original came after the code the
@@ -99,14 +103,15 @@ def code_words(text: str) -> set[str]:
 
 
 def defined_names(text: str) -> set[str]:
-    """Names of the functions and classes a program defines."""
+    """Names of the functions and classes a program defines, and of their parameters (`self`,
+    `cls` aside): a comment naming one of them speaks of code."""
     try:
         tree = parse(text)
     except (SyntaxError, ValueError):
         return set()
     return {
         node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    }
+    } | {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg) and node.arg not in ("self", "cls")}
 
 
 def _looks_like_code(text: str, match: re.Match) -> bool:
@@ -202,6 +207,11 @@ class LineMap:
     def original_of(self, line: int) -> int | None:
         return self._of.get(line)
 
+    @cached_property
+    def kept(self) -> set[int]:
+        """The original's lines that are still in the text."""
+        return set(self._of.values())
+
     def original_line(self, number: int) -> str | None:
         return self.old[number - 1] if 1 <= number <= len(self.old) else None
 
@@ -274,6 +284,21 @@ class StaleComments:
             return self.map.original_of(block.first - 1) != first - 1
         return False
 
+    def detached(self, block: CommentBlock) -> bool:
+        """(b) for a block now above other code: in the original it was glued above a statement
+        and named what that statement used (`# idx and targets are both (B,T) tensors` above
+        `b, t = idx.size()`); that statement is gone and the code now below it uses none of those names."""
+        first, last = self.map.original_of(block.first), self.map.original_of(block.last)
+        if first is None or last is None or last - first != block.last - block.first:
+            return False
+        below_then, below_now = self.map.original_line(last + 1), self.line(block.last + 1)
+        if not (_is_code(below_then) and _is_code(below_now)) or _indent(below_then or "") < block.indent:
+            return False
+        if last + 1 in self.map.kept:
+            return False  # that statement is still there, elsewhere
+        about = set(WORD.findall(block.text)) & names_of((below_then or "").strip()) & self.original_names
+        return bool(about) and not about & names_of((below_now or "").strip())
+
     def section_gone(self, block: CommentBlock) -> bool:
         """(b) for a heading: a blank line apart from the code it introduced, in the original;
         now the next thing after it is the end, a dedent, or a comment that in the original
@@ -327,7 +352,7 @@ class StaleComments:
                 stale.append(block)  # dead code, wherever it sits
             elif self.still_glued(block):
                 continue  # a comment on surviving code
-            elif self.names_gone(block) or self.orphaned(block) or self.section_gone(block):
+            elif self.names_gone(block) or self.orphaned(block) or self.detached(block) or self.section_gone(block):
                 stale.append(block)
         return stale
 

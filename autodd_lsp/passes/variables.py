@@ -9,17 +9,21 @@ the text gets shorter. A value that calls something (`pd.read_csv("train.csv")`,
 `model(x)`) is inlined only into a single use that runs once where the
 assignment ran: never copied into two uses (the file would be read twice, the
 model run twice) nor into a loop, a function or a comprehension (run again on
-every pass, or later).
+every pass, or later). A multi-line value used at another indentation moves with
+its lines (a module-level dict's closing brace does not land at column 0 inside
+a function).
 """
 
 from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Callable
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
-from autodd_lsp.syntax.patch import Edit, delete, replace_with_span
-from autodd_lsp.syntax.precedence import ATOM, text_precedence
+from autodd_lsp.syntax.indent import reindent
+from autodd_lsp.syntax.patch import Edit, Patch, Render, delete, replace_with_span
+from autodd_lsp.syntax.precedence import fits_in
 from autodd_lsp.syntax.source import Located, Source
 
 
@@ -49,16 +53,31 @@ def _bindings_and_uses(tree: ast.AST):
 def inline_variable(source: Source, assign: ast.Assign, uses: list[ast.Name], name: str) -> Edit | None:
     value = assign.value
     kept = source.span(value)
-    wrap = "{}" if text_precedence(value, source.text[kept[0]:kept[1]]) >= ATOM else "({})"
+    text = source.text[kept[0]:kept[1]]
     statement = source.stmt_lines_span(assign, with_comments=False)
     growth = (kept[1] - kept[0] + 2 - len(name)) * len(uses)
     if growth >= statement[1] - statement[0] or not source.owns_its_lines(assign):
         return None
     patches = [delete(*statement)]
+    at = source.indent_of_line(assign.lineno)
     for use in uses:
         start, end = source.span(use)
-        patches.append(replace_with_span(start, end, kept, wrap))
+        wrap = "{}" if fits_in(value, text, use, source.parents.get(use)) else "({})"
+        there = source.indent_of_line(use.lineno)
+        if there == at or "\n" not in text:
+            patches.append(replace_with_span(start, end, kept, wrap))
+        else:  # a multi-line value moves with its lines: `}` at column 0 would sit inside a block
+            patches.append(Patch(start, end, _moved(kept, wrap, at, there), keeps=(kept,)))
     return Edit(tuple(patches), "inline variables", weight=statement[1] - statement[0] - growth)
+
+
+def _moved(kept: tuple[int, int], wrap: str, old: str, new: str) -> Callable[[Render], str]:
+    """The value's text with its continuation lines re-indented from the assignment's
+    indentation `old` to the use's `new` (a string's own lines stay as they are)."""
+    def build(render: Render) -> str:
+        return reindent(old + wrap.format(render(*kept)), old, new)[len(new):]
+
+    return build
 
 
 @register

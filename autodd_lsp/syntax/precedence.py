@@ -44,3 +44,25 @@ def text_precedence(node: ast.AST, text: str) -> int:
 def fits(child: ast.AST, child_text: str, replaced: ast.AST) -> bool:
     """Can `child`'s text stand where `replaced` stood without parentheses?"""
     return text_precedence(child, child_text) >= precedence(replaced)
+
+
+def fits_in(child: ast.AST, child_text: str, replaced: ast.AST, parent: ast.AST | None) -> bool:
+    """Can `child`'s text stand where `replaced` stood, as a part of `parent`, without parentheses?
+    Knowing the parent spares parentheses that `fits` must keep: `a * b` as an operand of `+` or
+    as a call's argument (`(a * b) + c` -> `a * b + c`)."""
+    p = text_precedence(child, child_text)
+    if p >= ATOM:
+        return True
+    if isinstance(parent, ast.BinOp):
+        if replaced is parent.left and not isinstance(parent.op, ast.Pow):
+            return p >= precedence(parent)  # left-associative: `a - b` may stand left of `- c`
+        return p > precedence(parent)
+    if isinstance(parent, (ast.BoolOp, ast.Compare)):
+        return p > precedence(parent)
+    if isinstance(parent, ast.UnaryOp):
+        return p >= precedence(parent)
+    if (isinstance(parent, ast.Call) and replaced in parent.args) or isinstance(parent, ast.keyword):
+        return p >= 2  # not a bare tuple, a walrus or a yield
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)) and replaced is parent.value:
+        return p >= 2
+    return fits(child, child_text, replaced)
