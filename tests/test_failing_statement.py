@@ -172,3 +172,37 @@ def test_an_ordinary_reduction_stays_small(tmp_path):
     assert "the failing statement's operands" in summary.rule
     assert "total != expected" in summary.text, summary.text
     assert count_nodes(ast.parse(summary.text)) <= 1.3 * 73, summary.text
+
+
+@pytest.mark.slow
+def test_an_embedding_keeps_the_width_the_user_got_wrong(program, tmp_path):
+    """The bigram model's table is one row short of its vocabulary: `nn.Embedding(1, 1)` fed a
+    `torch.zeros((1, 2))` raises the same IndexError and hides that mistake."""
+    pytest.importorskip("torch")
+    path = program("bigram.py")
+    original = probed_run(tmp_path / "original.py", path.read_text()).statement
+    table = original["operands"]["func"]["fields"]
+    assert (table["num_embeddings"]["value"], table["embedding_dim"]["value"]) == (23, 24)
+    hidden = probed_run(tmp_path / "hidden.py", "import torch\nimport torch.nn as nn\n\n\n"
+                        "logits = nn.Embedding(1, 1)(torch.zeros((1, 2), dtype=torch.long) + 1)\n")
+    assert b"IndexError: index out of range in self" in hidden.stderr
+    assert not StatementRule(original, frozenset()).accepts(hidden.statement, None)
+    summary, _ = reduce(path, "index out of range", timeout=60)
+    assert summary.verified, summary.describe()
+    record = probed_run(tmp_path / "result.py", summary.text).statement
+    assert record is not None
+    widths = set(_found(record, "num_embeddings"))
+    assert widths == {23}, summary.text  # the user's table, one row short of 24
+
+
+def _found(record, name):
+    """Every value of the field `name` anywhere in a record."""
+    if isinstance(record, dict):
+        for key, value in record.items():
+            if key == name and isinstance(value, dict):
+                yield value.get("value")
+            else:
+                yield from _found(value, name)
+    elif isinstance(record, list):
+        for item in record:
+            yield from _found(item, name)

@@ -14,7 +14,10 @@ traceback is printed, it writes one marker line to stderr,
   and its direct operands by position (`value`, `slice`, `func`, `args.0`, `kw.dim`,
   `left`, ...);
 - `params`: the failing function's parameters (a kernel fed an argparse
-  `Namespace` where its tensors were is not the user's kernel call);
+  `Namespace` where its tensors were is not the user's kernel call); `callee`: when
+  the failure comes from a library function the statement called, that function
+  (file and name) and its parameters as it received them (the arguments however
+  the statement wrote them: `nn.Embedding(1, 1)(x)` is not the user's table);
 - `reads`: the names and attribute chains of names (`REGION_MANAGERS`,
   `self.table`) the statement loads, by their text; for the program's own `raise`,
   also those of the test of the innermost `if` that guards it (what decided to raise).
@@ -29,7 +32,7 @@ string's length always); for dates, decimals, fractions, complex numbers and
 ranges their repr; for tensors and arrays shape, dtype and device type; for
 containers their length, the types of their items, and when at most 32 of them
 are such scalars, the entries themselves (a dict's keys alone when only those
-are); for other objects (a dataclass, an `nn.Module`, an
+are), else for a list or tuple of at most 8 each item's descriptor; for other objects (a dataclass, an `nn.Module`, an
 argparse `Namespace`) the descriptors of their public instance attributes, one
 level deep. The program's objects are only read, never changed.
 """
@@ -44,6 +47,7 @@ _SHORT = 40  # a string up to this long is described by its value
 _ITEMS = 64  # items looked at for a container's item types
 _KEYS = 32  # a dict with at most this many scalar keys is described by its keys
 _FIELDS = 24  # public attributes described per object
+_EACH = 8  # a list or tuple of at most this many objects describes each
 _VALUE_MODULES = ("datetime", "decimal", "fractions")
 _COMPREHENSIONS = ("Lambda", "ListComp", "SetComp", "DictComp", "GeneratorExp")
 _INNER_FRAMES = ("<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
@@ -98,6 +102,8 @@ def _describe(value, depth=0):
         if out["len"] <= _KEYS and all(_scalar(x) for x in items):
             shown = [repr(x) for x in items]
             out["entries"] = sorted(shown) if base in (set, frozenset) else shown
+        elif depth == 0 and out["len"] <= _EACH and base in (list, tuple):
+            out["each"] = [_describe(x, 1) for x in items]  # a few objects (a call's arguments): each described
     elif depth == 0 and not isinstance(value, type) and type(value).__name__ != "module":
         fields = _instance_dict(value)
         if fields is not None:
@@ -294,6 +300,11 @@ def _record(tb, main):
     statement = _innermost(statements, *at) if col is not None else \
         _innermost([n for n in statements if n.lineno == line], line, 0)
     record = {"line": line, "reads": {}, "operands": {}, "params": _params(frame, code)}
+    callee = frame_tb.tb_next  # the library function the failing statement called, as it received its arguments
+    if callee is not None:
+        called = callee.tb_frame.f_code
+        record["callee"] = {"code": os.path.basename(called.co_filename) + ":" + called.co_name,
+                            "params": _params(callee.tb_frame, called)}
     if statement is None:
         return record
     roots = _region(statement)

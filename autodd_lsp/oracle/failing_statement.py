@@ -10,7 +10,9 @@ statement (in the innermost frame of the program, rule 3's place): the operation
 that failed (`op`) and its operands by position (`operands`: `value`, `slice`,
 `func`, `args.0`, `kw.dim`, ...), the names and attribute chains the statement
 reads (`reads`; for the program's own `raise`, its guarding `if` test's too), and
-the failing function's parameters (`params`), each as a descriptor (type; tensors' and arrays' shape, dtype and
+the failing function's parameters (`params`), and when the failure comes from a
+library function the statement called, that function's parameters as it received
+them (`callee`), each as a descriptor (type; tensors' and arrays' shape, dtype and
 device; containers' length, item types, a small dict's keys; small scalars' value;
 an object's public attributes, one level deep).
 
@@ -22,6 +24,9 @@ descriptor field the two records share agrees. How operands correspond:
   that the reduction inlined or renamed is compared through its position, and a
   literal in that position is described from the literal (`{}["west"]` is a
   `dict` of length 0 where the original's was 3);
+- `callee` parameters by the function (file and name) and the parameter's name: the
+  arguments as the library received them, however the candidate wrote them
+  (`nn.Embedding(1, 1)(x)` where the original called `self.emb(idx)`);
 - `reads` by their text (`REGION_MANAGERS`, `self.emb`), `params` by name: a name
   the candidate no longer reads or has (inlined, renamed, replaced by its value, a
   parameter dropped) is not compared;
@@ -63,6 +68,10 @@ def flat(record: Record) -> dict[str, object]:
     for part in ("reads", "params"):
         for name, descriptor in (record.get(part) or {}).items():
             _flatten(f"{part}.{name}", descriptor, out)
+    callee = record.get("callee")
+    if isinstance(callee, dict):
+        for name, descriptor in (callee.get("params") or {}).items():
+            _flatten(f"callee.{callee.get('code')}.{name}", descriptor, out)
     if op:
         for position, descriptor in (record.get("operands") or {}).items():
             _flatten(f"operands.{op}.{position}", descriptor, out)
@@ -76,6 +85,9 @@ def _flatten(prefix: str, descriptor: object, out: dict[str, object]) -> None:
         if field == "fields" and isinstance(value, dict):
             for name, inner in value.items():
                 _flatten(f"{prefix}.fields.{name}", inner, out)
+        elif field == "each" and isinstance(value, list):
+            for index, inner in enumerate(value):
+                _flatten(f"{prefix}.each.{index}", inner, out)
         else:
             out[f"{prefix}.{field}"] = value
 
