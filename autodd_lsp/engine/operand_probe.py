@@ -34,20 +34,25 @@ from autodd_lsp.oracle.failing_statement import statement_source
 from autodd_lsp.oracle.operands import probe_source
 
 
-def _hook_statement(source: str, name: str, namespace: str) -> str:
-    """One statement that runs a hook's source in a namespace of its own: its code object, marshalled
-    by this interpreter, when the program's has the same cache tag (compiling ~10 KB of source costs
-    more than a fast program's whole run), else the source compiled there."""
+def _hook_statement(source: str, name: str, namespace: str, installed: str) -> str:
+    """One statement that runs a hook's source in a namespace of its own, once (`installed`: an expression
+    true once it ran; the first simple statement may sit in a loop): its code object, marshalled by this
+    interpreter, when the program's has the same cache tag (compiling ~10 KB of source costs more than a
+    fast program's whole run), else the source compiled there."""
     payload = base64.b64encode(marshal.dumps(compile(source, name, "exec"))).decode("ascii")
     return (
-        'exec(__import__("marshal").loads(__import__("binascii").a2b_base64('
+        f'{installed} or exec(__import__("marshal").loads(__import__("binascii").a2b_base64('
         f'{payload!r})) if __import__("sys").implementation.cache_tag == {sys.implementation.cache_tag!r} '
         f'else compile({source!r}, {name!r}, "exec"), {{"__name__": {namespace!r}}}); '
     )
 
 
-_COMPARISONS = _hook_statement(probe_source(), "<autodd operands probe>", "_autodd_operands")
-_STATEMENT = _hook_statement(statement_source(), "<autodd statement probe>", "_autodd_statement")
+_COMPARISONS = _hook_statement(probe_source(), "<autodd operands probe>", "_autodd_operands",
+                               'any(getattr(f, "_autodd_probe", 0) for f in __import__("sys").meta_path)')
+_STATEMENT = _hook_statement(statement_source(), "<autodd statement probe>", "_autodd_statement",
+                             'getattr(__import__("sys").excepthook, "_autodd_probe", 0)')
+# What the hooks import (stdlib): preloaded by the warm runner, so that a probed run does not import them.
+PROBE_IMPORTS = ("ast", "json", "hashlib", "math")
 _PARSING = threading.Lock()
 _MARKER = re.compile(rb"\n?<autodd-(operands|statement):(\{[^\n]*\})>\n")
 
@@ -65,6 +70,24 @@ def probed_text(text: str) -> str | None:
 
 
 def _probed(text: str, hooks: str) -> str | None:
+    at = _probe_offset(text)
+    return None if at is None else text[:at] + hooks + text[at:]
+
+
+_LAST: list[tuple[str, int]] = []  # (the text up to a probe's place and the rest of its line, that place)
+
+
+def _probe_offset(text: str) -> int | None:
+    """Where the hooks go in `text`: the offset of its first module-level simple statement.
+
+    Candidates share their beginning with the text they come from, and the tokens before an
+    offset decide whether a statement starts there, and its first line whether it is simple:
+    a text that begins as the last one did up to the end of that statement's first line has
+    its first simple statement at the same place, without a parse (one per candidate
+    otherwise, as costly as its compile)."""
+    for key, at in list(_LAST):
+        if text.startswith(key):
+            return at
     tree = _parse(text)
     if tree is None:
         return None
@@ -76,8 +99,9 @@ def _probed(text: str, hooks: str) -> str | None:
     # col_offset counts UTF-8 bytes
     line = lines[statement.lineno - 1]
     column = len(line.encode("utf-8")[:statement.col_offset].decode("utf-8", errors="replace"))
-    at = offset + column
-    return text[:at] + hooks + text[at:]
+    if line.endswith("\n"):
+        _LAST[:] = [(text[:offset + len(line)], offset + column)]
+    return offset + column
 
 
 def _parse(text: str) -> ast.Module | None:

@@ -385,4 +385,5 @@ def _hook(kind, error, tb, previous=sys.excepthook):
     previous(kind, error, tb)
 
 
+_hook._autodd_probe = True  # type: ignore[attr-defined]  # the probe statement runs it once (it may sit in a loop)
 sys.excepthook = _hook
