@@ -25,6 +25,7 @@ import marshal
 import re
 import sys
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -38,13 +39,28 @@ def _hook_statement(source: str, name: str, namespace: str, installed: str) -> s
     """One statement that runs a hook's source in a namespace of its own, once (`installed`: an expression
     true once it ran; the first simple statement may sit in a loop): its code object, marshalled by this
     interpreter, when the program's has the same cache tag (compiling ~10 KB of source costs more than a
-    fast program's whole run), else the source compiled there."""
-    payload = base64.b64encode(marshal.dumps(compile(source, name, "exec"))).decode("ascii")
+    fast program's whole run), else the source compiled there. Both compressed: the candidate's own
+    compile pays for every character of the string literals."""
+    small = _without_docstrings(source)
+    code = base64.b64encode(zlib.compress(marshal.dumps(compile(small, name, "exec", optimize=2)), 9)).decode("ascii")
+    text = base64.b64encode(zlib.compress(small.encode("utf-8"), 9)).decode("ascii")
+    unpack = '__import__("zlib").decompress(__import__("binascii").a2b_base64({!r}))'
     return (
-        f'{installed} or exec(__import__("marshal").loads(__import__("binascii").a2b_base64('
-        f'{payload!r})) if __import__("sys").implementation.cache_tag == {sys.implementation.cache_tag!r} '
-        f'else compile({source!r}, {name!r}, "exec"), {{"__name__": {namespace!r}}}); '
+        f'{installed} or exec(__import__("marshal").loads({unpack.format(code)}) '
+        f'if __import__("sys").implementation.cache_tag == {sys.implementation.cache_tag!r} '
+        f'else compile({unpack.format(text)}, {name!r}, "exec"), {{"__name__": {namespace!r}}}); '
     )
+
+
+def _without_docstrings(source: str) -> str:
+    """A hook's source without its docstrings and comments (what runs is the same)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
 
 
 _COMPARISONS = _hook_statement(probe_source(), "<autodd operands probe>", "_autodd_operands",
@@ -52,7 +68,7 @@ _COMPARISONS = _hook_statement(probe_source(), "<autodd operands probe>", "_auto
 _STATEMENT = _hook_statement(statement_source(), "<autodd statement probe>", "_autodd_statement",
                              'getattr(__import__("sys").excepthook, "_autodd_probe", 0)')
 # What the hooks import (stdlib): preloaded by the warm runner, so that a probed run does not import them.
-PROBE_IMPORTS = ("ast", "json", "hashlib", "math")
+PROBE_IMPORTS = ("ast", "json", "hashlib", "math", "zlib", "binascii")
 _PARSING = threading.Lock()
 _MARKER = re.compile(rb"\n?<autodd-(operands|statement):(\{[^\n]*\})>\n")
 
