@@ -58,15 +58,10 @@ def from_runs(
     """
     records = [chosen(run.comparisons, which) for run in runs if not run.cancelled]
     found = [r for r in records if r is not None]
-    if not found:
+    statements = _statements_at(found[0], statements_of_line, place_line) if found else None
+    if statements is None:
         return None, ""
     first = found[0]
-    line = first.get("line")
-    if not isinstance(line, int):
-        return None, ""
-    statements = statements_of_line(line)
-    if place_line is not None and statements.isdisjoint(statements_of_line(place_line)):
-        return None, ""
     varying = varying_fields(first, found[1] if len(found) > 1 else None)
     rule = OperandRule(first, which, statements, varying)
     note = ""
@@ -84,20 +79,29 @@ def statement_rule(
     two), and a note or ""; None when the first has no record on a line of the failure's place, or
     the two records are of different lines."""
     records = [run.statement for run in runs if not run.cancelled and run.statement is not None][:2]
-    if not records:
+    statements = _statements_at(records[0], statements_of_line, place_line) if records else None
+    if statements is None:
         return None, ""
     first = records[0]
     line = first.get("line")
-    if not isinstance(line, int):
-        return None, ""
-    statements = statements_of_line(line)
-    if statements.isdisjoint(statements_of_line(place_line)):
-        return None, ""
     second = records[1] if len(records) > 1 else None
     if second is not None and second.get("line") != line:
         return None, ""
     varying = varying_paths(first, second)
     return StatementRule(first, statements, varying), varying_note(varying)
+
+
+def _statements_at(record: Record, statements_of_line: Callable[[int], frozenset[int]],
+                   place_line: int | None) -> frozenset[int] | None:
+    """The original statements of a record's line; None without a line, or (with `place_line`)
+    when none of them is the failure's place's."""
+    line = record.get("line")
+    if not isinstance(line, int):
+        return None
+    statements = statements_of_line(line)
+    if place_line is not None and statements.isdisjoint(statements_of_line(place_line)):
+        return None
+    return statements
 
 
 def record_of(run: RunResult | None, which: str) -> Record | None:

@@ -50,6 +50,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from autodd_lsp.oracle.operands import from_statements
+
 Record = dict[str, Any]
 
 
@@ -123,11 +125,7 @@ class StatementRule:
     def accepts(self, record: Record | None, statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
         if record is None or differences(self.original, record, self.varying):
             return False
-        line = record.get("line")
-        if statements_of is None or not self.failing_statements or not isinstance(line, int):
-            return True
-        came_from = statements_of(line)
-        return came_from is None or not self.failing_statements.isdisjoint(came_from)
+        return from_statements(record, self.failing_statements, statements_of)
 
     def describe(self) -> str:
         return "the failing statement's operands"
