@@ -83,9 +83,12 @@ def ratio_line(case_result: dict) -> str:
 
 
 def notes(case_result: dict) -> list[str]:
-    """One line per tool that did not end cleanly, with the reason; the spread of repeated runs."""
+    """One line per tool that did not end cleanly, with the reason; the spread of repeated runs; a
+    verdict a person wrote by eye into the record (`verdict`: a new run replaces the record, and drops it)."""
     lines = []
     for name, record in sorted(case_result["tools"].items()):
+        if record.get("verdict"):
+            lines.append(f"{name}, the maintainer's verdict by eye: {record['verdict']}")
         if record.get("detail"):
             lines.append(f"{name}: {record['detail']}")
         if record.get("runs"):

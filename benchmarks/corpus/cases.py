@@ -278,6 +278,36 @@ CASES = [
         builder=_build_folder("check_driver", "plugin.py"),
         ours_only="takes no check of its own (--check)",
     ),
+    # Real programs from public repositories at the commit before a bug fix (issue 22); each file's
+    # header names the repository, file, commit, fix commit and licence, and what was changed.
+    Case(
+        name="public_dijkstra",
+        err_msg="'list' object is not callable",
+        timeout=10,
+        description="TheAlgorithms/Python graphs/dijkstra_algorithm.py at 84f101c (fixed by 54aa73f): the "
+        "priority queue's min_heapify calls its array (`self.array(lc)`) once the queue holds four nodes",
+        source=CORPUS_DIR / "public" / "dijkstra_algorithm.py",
+    ),
+    Case(
+        name="public_avl_tree",
+        err_msg="AssertionError",
+        timeout=10,
+        description="TheAlgorithms/Python data_structures/binary_tree/avl_tree.py at c666db3 (fixed by "
+        "13e4d3e): del_node rebalances with the children it read before the recursive delete",
+        source=CORPUS_DIR / "public" / "avl_tree.py",
+    ),
+    Case(
+        name="public_word_lm",
+        err_msg="Weights only load failed",
+        timeout=120,
+        description="pytorch/examples word_language_model (main.py with its data.py and model.py) at cc8e404 "
+        "(fixed by ac7e960): trains, saves the whole model, reloads it with torch.load, which torch >= 2.6 "
+        "refuses (weights_only); run as the project's CI runs it",
+        builder=_build_folder("public/word_language_model", "main.py"),
+        needs=("torch",),
+        program_args=("--epochs", "1", "--dry-run"),
+        ours_only="takes no program arguments",
+    ),
 ]
 
 # The same wrong answer and "works with A, fails with B" (issue 21): measured by
@@ -321,6 +351,47 @@ WRONG_ANSWER_CASES = [
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
+
+
+def _build_recipe(folder: Path) -> Path:
+    """The recipe scaler with `rational.py` and `wrapping.py` beside it: this interpreter's own
+    fractions.py and textwrap.py, verbatim."""
+    import fractions
+    import inspect
+    import textwrap
+
+    shutil.copyfile(CORPUS_DIR / "ladder" / "recipe" / "scale_recipe.py", folder / "scale_recipe.py")
+    (folder / "rational.py").write_text(inspect.getsource(fractions))
+    (folder / "wrapping.py").write_text(inspect.getsource(textwrap))
+    return folder / "scale_recipe.py"
+
+
+# The size ladder (`benchmarks/ladder.py`, issue 24): real programs of about 100 (the code of a 194-line
+# file), 300, 1,000 and 3,000 lines, the third of them a script with two sibling modules. Two are fetched
+# programs failing as they were (public_avl_tree: the commit before its fix) or as their users make them
+# (argparse_large: an invalid choice), two carry one injected bug (named in their headers).
+LADDER = [
+    Case(
+        name="ladder_infix",
+        err_msg="KeyError: ' '",
+        timeout=10,
+        description="TheAlgorithms/Python data_structures/stacks/infix_to_prefix_conversion.py (f5988cc) "
+        "given an equation with spaces: its operator-priority table has no ' ' (injected: the line that "
+        "removed the spaces is gone)",
+        source=CORPUS_DIR / "ladder" / "infix_to_prefix_conversion.py",
+    ),
+    CASES_BY_NAME["public_avl_tree"],
+    Case(
+        name="ladder_recipe",
+        err_msg="Invalid literal for Fraction: '1 1/2'",
+        timeout=10,
+        description="recipe scaler (a script) over two sibling modules, `rational.py` and `wrapping.py`: the "
+        "interpreter's own fractions.py and textwrap.py; a mixed number reaches Fraction() whole (injected in "
+        "the script)",
+        builder=_build_recipe,
+    ),
+    CASES_BY_NAME["argparse_large"],
+]
 
 # The parallel-efficiency case (`benchmarks/parallel.py`, not in `run.py`'s corpus: at
 # half a second a candidate, the reference alone would take most of an hour).
