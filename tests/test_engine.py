@@ -32,7 +32,9 @@ def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
     original = path.read_text()
     summary, events = reduce(path, MESSAGE, backend=backend)
     assert summary.verified and not summary.cancelled
-    assert summary.final.nodes < summary.original.nodes / 5
+    # the program raises its failure itself: the check that decides to raise stays (oracle.md, rule 5)
+    assert "if self.total() > limit:" in summary.text
+    assert summary.final.nodes < summary.original.nodes / 2
     assert MESSAGE in summary.text
     assert path.read_text() == original  # the source is never touched
     out = path.parent / "min.py"
@@ -49,7 +51,7 @@ def test_reduces_a_program_under_a_main_guard(program, backend, no_leftovers):
 def test_a_runner_that_cannot_start_is_said_once_and_subproc_takes_over(program, python_without_runner):
     path = program("inventory.py")
     summary, events = reduce(path, MESSAGE, python=str(python_without_runner))
-    assert summary.verified and summary.final.nodes < summary.original.nodes / 5
+    assert summary.verified and summary.final.nodes < summary.original.nodes / 2
     notices = [e.message for e in events if isinstance(e, Notice)]
     assert len(notices) == 1
     assert "runner backend is unavailable" in notices[0] and "no fork server here" in notices[0]

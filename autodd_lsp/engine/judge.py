@@ -14,7 +14,10 @@
    zero-sized shape or an empty string that only the reduction put there;
 4. the same wrong answer (`oracle/operands.py`), when the failure is a numeric
    comparison: the same comparison fails with the same operands (the runs are
-   of the probed program, `operand_probe.py`, which reports them).
+   of the probed program, `operand_probe.py`, which reports them);
+5. the failing statement sees what it saw (`oracle/failing_statement.py`), when
+   the failure is an uncaught exception with a place in the program: its
+   operands and the names it reads are described as in the original's run.
 
 Frozen code must also run (`frozen_probe.py`); that takes a run of its own,
 which the candidate tester makes in the same job slot.
@@ -29,6 +32,7 @@ from typing import Any
 from autodd_lsp.engine.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.degenerate import DegenerateCounter, more_degenerate
+from autodd_lsp.oracle.failing_statement import StatementRule
 from autodd_lsp.oracle.operands import OperandRule
 from autodd_lsp.oracle.pytest_outcome import TestFailed
 from autodd_lsp.oracle.run import Oracle
@@ -55,10 +59,12 @@ def failure_observer(
 
 class Judge:
     def __init__(self, failure: Oracle, same: SameFailure | None = None,
-                 degenerate_baseline: Counter[str] | None = None, operands: OperandRule | None = None) -> None:
+                 degenerate_baseline: Counter[str] | None = None, operands: OperandRule | None = None,
+                 statement: StatementRule | None = None) -> None:
         self.failure = failure  # the kind's rule: anything with `accepts(run, text)`
         self.same = same
         self.operands = operands
+        self.statement = statement
         self.degenerate_baseline = degenerate_baseline
         self._degenerate = DegenerateCounter()
 
@@ -69,6 +75,8 @@ class Judge:
             return False
         if self.operands is not None and not self.operands.accepts(result.comparisons, statements_of):
             return False
+        if self.statement is not None and not self.statement.accepts(result.statement, statements_of):
+            return False
         if self.degenerate_baseline is not None:
             found = self._degenerate.count(text)
             if found is None or more_degenerate(found, self.degenerate_baseline):
@@ -76,6 +84,6 @@ class Judge:
         return True
 
 
-def replace_judge(judge: Judge, operands: OperandRule) -> Judge:
-    """`judge` that also requires the same wrong answer."""
-    return Judge(judge.failure, judge.same, judge.degenerate_baseline, operands)
+def replace_judge(judge: Judge, operands: OperandRule | None, statement: StatementRule | None) -> Judge:
+    """`judge` that also requires the same wrong answer and the failing statement's operands (each if given)."""
+    return Judge(judge.failure, judge.same, judge.degenerate_baseline, operands, statement)

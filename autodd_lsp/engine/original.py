@@ -14,10 +14,11 @@ Before any candidate, the original runs on the candidates' backend (`check`):
      runs (or `repeat`) measure its rate (`flaky.py`); a hang runs once;
   5. frozen code that the original runs is found by a probed run
      (`frozen_probe.py`);
-  6. when the failure is a numeric comparison that fails (or `--wrong-answer`),
-     two probed runs record its operands, which candidates must keep
-     (`operand_rule.py`); with `--passes-with`, the original must pass on side A
-     (`passing_side.py`).
+  6. by default, every run is of the probed program (`operand_probe.py`): its
+     records of the failing statement's operands and, when the failure is a
+     numeric comparison that fails (or `--wrong-answer`), of that comparison's,
+     become rules candidates must keep (`operand_rule.py`); with
+     `--passes-with`, the original must pass on side A (`passing_side.py`).
 The result is the candidates' `Rules`, given to the tester once, complete. What
 this learnt (the failure line, the rule in words, the rate) goes into the summary.
 """
@@ -43,11 +44,15 @@ from autodd_lsp.engine.judge import (
     replace_judge,
 )
 from autodd_lsp.engine.no_match import NoMatchWatch
-from autodd_lsp.engine.operand_probe import probed_text
-from autodd_lsp.engine.operand_rule import from_runs, may_be_comparison
+from autodd_lsp.engine.operand_probe import probe, probed_text
+from autodd_lsp.engine.operand_rule import from_runs, may_be_comparison, statement_rule
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.passing_side import PassingSide
-from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
+from autodd_lsp.engine.protection import (
+    frozen_fingerprint,
+    frozen_spans,
+    own_check_test,
+)
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.texts import Texts
@@ -87,6 +92,8 @@ class OriginalChecks:
         self.keep_seeds = False  # the seeding calls are protected (seeds.py), set by check()
         self.passing = passing  # side A of --passes-with (passing_side.py)
         self.original_comparison: dict[str, Any] | None = None  # the failing comparison's record (operand_rule.py)
+        # The test of the program's own check that raises the failure, in the original: protected (protection.py).
+        self.own_check: tuple[int, int] | None = None
 
     @property
     def kind_rule(self) -> Oracle:
@@ -109,8 +116,8 @@ class OriginalChecks:
         """
         tester, options, text, spec = self.tester, self.options, self.texts.original, self.spec
         timeout = options.timeout
-        if spec.rules.probes_operands:
-            tester.probe = probed_text  # the failure is seen in the probe's records (operand_rule.py)
+        if spec.rules.probes_operands or self._may_keep_operands():
+            tester.probe = probed_text  # the failure's operands are seen in the probe's records (operand_rule.py)
         runs = [self.run_original(learn_imports=True)]
         if self.cancelled():
             return
@@ -143,6 +150,9 @@ class OriginalChecks:
             runs, first_index, text = [result], 0, self.texts.original
             self.observation = first
         self.rule = spec.rules.rule(oracle, options.match, first)
+        if options.match == "same" and first is not None and first.place is not None \
+                and first.place.program_line is not None:
+            self.own_check = own_check_test(Source(text, self.texts.tree), first.place.program_line)
 
         def shows(result: RunResult) -> bool:
             return not result.cancelled and oracle.accepts(result, text)
@@ -207,30 +217,45 @@ class OriginalChecks:
         self.rule = f"{self.rule}; passes with {side.describe()}"
         return side.passes
 
+    def _may_keep_operands(self) -> bool:
+        """Whether the failure's operands may become a rule (then every run is probed from the start)."""
+        return self.options.match == "same" and self.pytest is None and self.spec.kind in ("message", "regex", "exit-code")
+
     def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
-        """`judge` with the wrong-answer rule when the failure is a failing comparison (operand_rule.py)."""
-        tester, kind, of_line = self.tester, self.spec.kind, self.texts.statements.of_line
-        if self.options.match != "same" or self.pytest is not None:
+        """`judge` with the rules that keep the failure's operands (operand_rule.py): the failing
+        statement's, and the wrong-answer rule when the failure is a failing comparison. `runs`: the
+        original's runs from its first failing one, probed when a rule may apply."""
+        tester, of_line, text = self.tester, self.texts.statements.of_line, self.texts.original
+        if self.options.match != "same" or self.pytest is not None or tester.probe is None:
             return judge
+        operands = statement = None
+        notes = []
         if self.spec.rules.probes_operands:
-            rule, note = from_runs(runs[:2], "first", of_line)
-        elif kind in ("message", "regex", "exit-code") and may_be_comparison(runs[0], first):
-            assert first is not None and first.place is not None
-            tester.probe = probed_text
-            probed = [self.run_original(), self.run_original()]
-            rule, note = from_runs([r for r in probed if judge.is_interesting(r, self.texts.original, of_line)],
-                                   "last", of_line, first.place.program_line)
-            if rule is None:
-                tester.probe = None
-        else:
+            operands, note = from_runs(runs[:2], "first", of_line)
+            notes.append(note)
+        elif first is not None and first.place is not None and first.place.program_line is not None:
+            failed = [r for r in runs if judge.is_interesting(r, text, of_line)][:2]
+            if may_be_comparison(runs[0], first):
+                operands, note = from_runs(failed, "last", of_line, first.place.program_line)
+                notes.append(note)
+            if judge.same is not None and judge.same.check_place:  # a stable place: its statement is known
+                statement, note = statement_rule(failed, of_line, first.place.program_line)
+                notes.append(note)
+        if operands is None and statement is None:
+            if not self.spec.rules.probes_operands:
+                tester.probe = None  # nothing to keep: candidates run as they are
             return judge
-        if rule is None:
-            return judge
-        if note:
-            self.reporter.notice(note)
-        self.original_comparison = rule.original
-        self.rule = f"{self.rule}; {rule.describe()}"
-        return replace_judge(judge, rule)
+        for note in notes:
+            if note:
+                self.reporter.notice(note)
+        for rule in (operands, statement):
+            if rule is not None:
+                self.rule = f"{self.rule}; {rule.describe()}"
+        if operands is not None:
+            self.original_comparison = operands.original
+        if not self.spec.rules.probes_operands:
+            tester.probe = probe(comparisons=operands is not None, statement=statement is not None)
+        return replace_judge(judge, operands, statement)
 
     def run_original(self, learn_imports: bool = False, text: str | None = None) -> RunResult:
         """One run of the original (or of `text`) on the candidates' backend, with the full limit."""

@@ -3,6 +3,13 @@
 A frozen span is never rewritten, and nothing around it may be rewritten in a
 way that drops or changes it: an edit is allowed only if every frozen span it
 touches lies inside a span the edit keeps (and re-renders unchanged).
+
+Besides the user's frozen regions, two implicit protections are kept the same
+way, recomputed from each text: the seeding calls (`seeds.py`) and the test of
+the program's own check that raises the failure (`own_check_test`,
+`guard_spans`). Without the latter, a program that raises its failure itself
+(`if f != expected: raise AssertionError(...)`) reduces to the bare `raise`: the
+same line from the same place, and nothing of what made it fire.
 """
 
 from __future__ import annotations
@@ -10,6 +17,8 @@ from __future__ import annotations
 import ast
 
 from autodd_lsp.freeze import parse_freeze
+from autodd_lsp.inlining.checks import raising_check
+from autodd_lsp.syntax.origin import SHADOW_BASE
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 
@@ -71,3 +80,29 @@ def frozen_fingerprint(text: str) -> tuple | None:
             chunk[0] = chunk[0][s.start_col :]
         pieces.append((region.form, "\n".join(line.strip() for line in chunk)))
     return tuple(sorted(pieces))
+
+
+def own_check_test(source: Source, line: int) -> Span | None:
+    """The span of the test of the check that raises at `line` (`inlining/checks.raising_check`): an
+    `assert`'s test or the guarding `if`'s; None when the failure is not the program's own `raise`
+    or `assert`, or no `if` guards it."""
+    check = raising_check(source.tree, line)
+    if not isinstance(check, (ast.If, ast.Assert)):
+        return None
+    return source.span(check.test)
+
+
+def guard_spans(source: Source, shadow: str | None, original_test: Span) -> list[Span]:
+    """The spans of the tests in `source` (an `if`'s or an `assert`'s) whose text came from the
+    original's `original_test` (by the characters' origins in `shadow`, `syntax/origin.py`)."""
+    if shadow is None or len(shadow) != len(source.text):
+        return []
+    start, end = original_test
+    spans = []
+    for node in ast.walk(source.tree):
+        if not isinstance(node, (ast.If, ast.Assert)):
+            continue
+        at, until = source.span(node.test)
+        if any(start <= ord(ch) - SHADOW_BASE < end for ch in shadow[at:until]):
+            spans.append((at, until))
+    return spans

@@ -34,6 +34,7 @@ from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.errors import NotReproducible, UsageError
 from autodd_lsp.engine.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.inlined import inline_reduced
+from autodd_lsp.engine.operand_probe import PROBE_IMPORTS
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
@@ -93,7 +94,8 @@ class Reduction:
             )
         backend = launcher.backend(
             self.options.backend_to_use, jobs=jobs,
-            preload=(["pytest"] if self._pytest else []) + top_level_imports(self._texts.tree),
+            # the probe's own imports too (operand_probe.py): each run of a probed program would import them
+            preload=(["pytest"] if self._pytest else list(PROBE_IMPORTS)) + top_level_imports(self._texts.tree),
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
         # Every run sees the folders as the user had them: what a run writes is removed after it (clean_runs.py).

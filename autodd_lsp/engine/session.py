@@ -24,7 +24,7 @@ from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.original import OriginalChecks
 from autodd_lsp.engine.passing_side import PassingSide
 from autodd_lsp.engine.person import Offers, OfferVerdict, judge_text, offered_shadow
-from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
+from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, guard_spans
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.seeds import seed_spans
@@ -81,8 +81,11 @@ class Session:
         return self.tester.test(text, cancel, statements_of, rejected)
 
     def protected(self, source: Source) -> list[Span]:
-        """What no pass may touch: frozen code, and the seeding calls of a deterministic failure (seeds.py)."""
-        return frozen_spans(source) + (seed_spans(source) if self.checks.keep_seeds else [])
+        """What no pass may touch: frozen code, the seeding calls of a deterministic failure (seeds.py),
+        and the test of the program's own check that raises the failure (protection.guard_spans)."""
+        own_check = self.checks.own_check
+        guards = guard_spans(source, self.texts.shadow, own_check) if own_check is not None else []
+        return frozen_spans(source) + (seed_spans(source) if self.checks.keep_seeds else []) + guards
 
     def new_cancel_event(self) -> Cancel:
         return self.tester.new_cancel_event()

@@ -107,6 +107,9 @@ class RunResult:
     # What a probed program reported of its failing numeric comparisons (engine/operand_probe.py
     # takes the probe's marker lines out of stderr and puts them here).
     comparisons: tuple[dict[str, Any], ...] = ()
+    # What the failing statement read when the program failed (`execution/statement_hook.py`), from a
+    # probed run whose uncaught exception has a place in the program; None otherwise.
+    statement: dict[str, Any] | None = None
 
     @property
     def output(self) -> str:

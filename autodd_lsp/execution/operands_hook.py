@@ -211,6 +211,8 @@ def _patch(name):
 class _Finder:
     """Patches a watched module once its own import has run."""
 
+    _autodd_probe = True  # the probe statement runs this hook once (it may sit in a loop)
+
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in _ASSERTS and fullname not in _PREDICATES:
             return None

@@ -11,6 +11,10 @@ guards it in its function), gets a `# autodd: freeze` comment that says where it
 came from. The freeze grammar (notes/freeze.md) then keeps that statement whole.
 The frozen-code rule makes it run, and the same-place rule makes it the one that
 raises.
+
+`raising_check` is the one home of "the check that raises the failure": the
+engine protects the same statement's test in the program's own code
+(`engine/protection.guard_spans`), without a comment.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ def freeze_check(text: str, line: int, origin: str) -> str | None:
         tree = parse(text)
     except (SyntaxError, ValueError):
         return None
-    guard = _guard(tree, line)
+    guard = raising_check(tree, line)
     if guard is None:
         return None
     lines = text.splitlines(keepends=True)
@@ -42,8 +46,10 @@ def freeze_check(text: str, line: int, origin: str) -> str | None:
     return "".join(lines)
 
 
-def _guard(tree: ast.Module, line: int) -> ast.stmt | None:
-    """The statement to freeze for the `raise`/`assert` that spans `line`."""
+def raising_check(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The check that raises at `line`: the `assert` there, or the innermost `if` (in the same
+    function) whose body holds the `raise` there, or that `raise` when no `if` guards it; None when
+    no `raise`/`assert` spans `line`."""
     chain = _chain(tree, line)
     if not chain or not isinstance(chain[-1], (ast.Raise, ast.Assert)):
         return None

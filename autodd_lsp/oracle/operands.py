@@ -111,16 +111,23 @@ class OperandRule:
         record = chosen(records, self.which)
         if record is None or not same_operands(self.original, record, self.varying):
             return False
-        line = record.get("line")
-        if statements_of is None or not self.failing_statements or not isinstance(line, int):
-            return True
-        came_from = statements_of(line)
-        return came_from is None or not self.failing_statements.isdisjoint(came_from)
+        return from_statements(record, self.failing_statements, statements_of)
 
     def describe(self) -> str:
         values = "" if not any(f.split(".")[1] in VALUE_FIELDS for f in self.varying) else \
             " (values differ between runs of the original: shapes, dtypes and NaN positions only)"
         return f"the same operands at {short_name(self.original)}{values}"
+
+
+def from_statements(record: Record, failing_statements: frozenset[int],
+                    statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
+    """Whether a candidate's record was made on a line that came from one of the original's
+    `failing_statements` (rule 3's origins; true when that cannot be told)."""
+    line = record.get("line")
+    if statements_of is None or not failing_statements or not isinstance(line, int):
+        return True
+    came_from = statements_of(line)
+    return came_from is None or not failing_statements.isdisjoint(came_from)
 
 
 def short_name(record: Record) -> str:
@@ -175,5 +182,6 @@ def _at(index: object) -> str:
     return "(" + ", ".join(str(i) for i in index) + ")" if isinstance(index, list) else "?"
 
 
-__all__ = ["COMPARISONS", "OperandRule", "WrongAnswerOracle", "chosen", "difference_summary", "probe_source",
+__all__ = ["COMPARISONS", "OperandRule", "WrongAnswerOracle", "chosen", "difference_summary", "from_statements",
+           "probe_source",
            "same_operands", "varying_fields"]

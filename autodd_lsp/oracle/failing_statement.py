@@ -1,0 +1,144 @@
+"""The failing statement sees what it saw: the same operands where the program failed.
+
+The same failure line from the same statement is easy to keep with the bug gone:
+`KeyError: 'west'` from `REGION_MANAGERS["west"]` once the table is emptied
+(`REGION_MANAGERS = {}`), a kernel's failing call fed an argparse `Namespace` where
+its tensors were, an `nn.Embedding(1, 1)` where the vocabulary's width was the
+mistake. A probed run (`engine/operand_probe.py`, `execution/statement_hook.py`)
+reports, when the program fails with an exception, a *record* of the failing
+statement (in the innermost frame of the program, rule 3's place): the operation
+that failed (`op`) and its operands by position (`operands`: `value`, `slice`,
+`func`, `args.0`, `kw.dim`, ...), the names and attribute chains the statement
+reads (`reads`; for the program's own `raise`, its guarding `if` test's too), and
+the failing function's parameters (`params`), and when the failure comes from a
+library function the statement called, that function's parameters as it received
+them (`callee`), each as a descriptor (type; tensors' and arrays' shape, dtype and
+device; containers' length, item types, a small dict's keys; small scalars' value;
+an object's public attributes, one level deep).
+
+`StatementRule` keeps the original's record and accepts a candidate's run when its
+record is on a line that came from the original's failing statement and every
+descriptor field the two records share agrees. How operands correspond:
+
+- `operands` by the operation and the position (`Subscript` `value`): a variable
+  that the reduction inlined or renamed is compared through its position, and a
+  literal in that position is described from the literal (`{}["west"]` is a
+  `dict` of length 0 where the original's was 3);
+- `callee` parameters by the function (file and name) and the parameter's name: the
+  arguments as the library received them, however the candidate wrote them
+  (`nn.Embedding(1, 1)(x)` where the original called `self.emb(idx)`);
+- `reads` by their text (`REGION_MANAGERS`, `self.emb`), `params` by name: a name
+  the candidate no longer reads or has (inlined, renamed, replaced by its value, a
+  parameter dropped) is not compared;
+- inside a descriptor, the fields both have (an object's attributes the candidate
+  dropped are not compared; its type always is).
+
+Fields that differ between the original's two probed runs (an unseeded random
+value, an id) are dropped (`varying`), as the wrong-answer rule does. Constants
+that do not reach the failing statement are not pinned: only what it reads is.
+
+Limits: a failure the program catches and prints itself (no uncaught exception)
+has no record, nor a failure inside a thread; an operand that is neither a name
+chain nor a literal (a call's result) is only seen through the names it reads;
+Python before 3.11 has no instruction positions (then `reads` alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from autodd_lsp.oracle.operands import from_statements
+
+Record = dict[str, Any]
+
+
+@cache
+def statement_source() -> str:
+    """The source of the hook that makes the records (`execution/statement_hook.py`, standalone: it
+    runs inside probed programs, never imported)."""
+    return (Path(__file__).resolve().parent.parent / "execution" / "statement_hook.py").read_text(encoding="utf-8")
+
+
+def flat(record: Record) -> dict[str, object]:
+    """A record as `path -> value`: `reads.REGION_MANAGERS.len`, `operands.Subscript.slice.value`,
+    `reads.order.fields.order_id.type`."""
+    out: dict[str, object] = {}
+    op = record.get("op")
+    for part in ("reads", "params"):
+        for name, descriptor in (record.get(part) or {}).items():
+            _flatten(f"{part}.{name}", descriptor, out)
+    callee = record.get("callee")
+    if isinstance(callee, dict):
+        for name, descriptor in (callee.get("params") or {}).items():
+            _flatten(f"callee.{callee.get('code')}.{name}", descriptor, out)
+    if op:
+        for position, descriptor in (record.get("operands") or {}).items():
+            _flatten(f"operands.{op}.{position}", descriptor, out)
+    return out
+
+
+def _flatten(prefix: str, descriptor: object, out: dict[str, object]) -> None:
+    if not isinstance(descriptor, dict):
+        return
+    for field, value in descriptor.items():
+        if field == "fields" and isinstance(value, dict):
+            for name, inner in value.items():
+                _flatten(f"{prefix}.fields.{name}", inner, out)
+        elif field == "each" and isinstance(value, list):
+            for index, inner in enumerate(value):
+                _flatten(f"{prefix}.each.{index}", inner, out)
+        else:
+            out[f"{prefix}.{field}"] = value
+
+
+def varying_paths(first: Record, second: Record | None) -> frozenset[str]:
+    """The paths that differ between two runs of the original (or that one of them lacks)."""
+    if second is None:
+        return frozenset()
+    a, b = flat(first), flat(second)
+    return frozenset(path for path in a.keys() | b.keys() if a.get(path, _MISSING) != b.get(path, _MISSING))
+
+
+_MISSING = object()
+
+
+def differences(original: Record, candidate: Record, varying: frozenset[str] = frozenset()) -> list[str]:
+    """The shared paths whose values differ (those in `varying` aside); a descriptor whose type
+    differs counts once, by its type."""
+    ours, theirs = flat(original), flat(candidate)
+    differ = [path for path in ours.keys() & theirs.keys() if path not in varying and ours[path] != theirs[path]]
+    retyped = {path[: -len(".type")] for path in differ if path.endswith(".type")}
+    return sorted(path for path in differ if path.endswith(".type") or path.rsplit(".", 1)[0] not in retyped)
+
+
+class StatementRule:
+    """The original's failing statement as it read its operands, and whether a candidate's run repeats it."""
+
+    def __init__(self, original: Record, failing_statements: frozenset[int], varying: frozenset[str] = frozenset()) -> None:
+        self.original = original
+        self.failing_statements = failing_statements  # the original statements its line holds
+        self.varying = varying
+
+    def accepts(self, record: Record | None, statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
+        if record is None or differences(self.original, record, self.varying):
+            return False
+        return from_statements(record, self.failing_statements, statements_of)
+
+    def describe(self) -> str:
+        return "the failing statement's operands"
+
+
+def varying_note(varying: frozenset[str]) -> str:
+    """What the user is told when the original's two runs disagree on some operands ("" if none)."""
+    names = sorted({path.split(".")[1] for path in varying if path.startswith(("reads.", "params."))})
+    if not varying:
+        return ""
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "") if names else "some operands"
+    return (f"what the failing statement reads differs between two runs of the original ({shown}); "
+            "those values are not compared")
+
+
+__all__ = ["StatementRule", "differences", "flat", "statement_source", "varying_note", "varying_paths"]
