@@ -1,6 +1,8 @@
 """Clean runs (engine/clean_runs.py): no run sees a file an earlier run wrote; the user's files stay."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -33,6 +35,81 @@ def test_a_script_that_loads_its_own_checkpoint_keeps_the_save(tmp_path, monkeyp
     assert sorted(os.listdir(project)) == ["notes.txt", "train.py"]  # no model.ckpt left, the user's file kept
     notices = [e.message for e in events if isinstance(e, Notice)]
     assert any("writes files beside it (model.ckpt)" in n for n in notices), notices
+
+
+@pytest.mark.slow
+def test_the_checkpoint_the_users_own_run_left_is_not_read(tmp_path, monkeypatch, no_leftovers):
+    """The same program after the user ran it once: model.ckpt is there before AutoDD starts.
+    A candidate that only loads it would fail here on the user's old checkpoint and with
+    FileNotFoundError anywhere else (earlier_files.py): the save must stay."""
+    project = tmp_path / "project"
+    project.mkdir()
+    source = project / "train.py"
+    source.write_text(program_text("checkpoint.py"))
+    monkeypatch.chdir(project)
+    users_run = subprocess.run(check=False, args=[sys.executable, str(source)], capture_output=True, text=True)
+    assert "Weights only load failed" in users_run.stderr
+    events: list[Event] = []
+    options = ReduceOptions(err_msg="Weights only load failed")
+    summary = Reduction(source.read_text(), str(source), options, events.append).run()
+    assert summary.verified
+    assert "pickle.dump(" in summary.text
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert any("rewrites model.ckpt" in n for n in notices), notices
+    assert not any("does not fail alone" in n for n in notices), notices
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "train.py").write_text(summary.text)
+    rerun = subprocess.run(check=False, args=[sys.executable, "train.py"], cwd=alone, capture_output=True, text=True)
+    assert "Weights only load failed" in rerun.stderr, rerun.stderr
+    assert sorted(os.listdir(project)) == ["model.ckpt", "train.py"]  # the user's checkpoint stays
+
+
+def test_a_file_the_run_rewrites_is_named(tmp_path):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "model.ckpt").write_text("the user's last run")
+    (folder / "data.csv").write_text("a,b\n")
+    watch = FolderWatch([str(folder)])
+    assert watch.rewritten() == []
+    with watch.run():
+        (folder / "model.ckpt").write_text("this run's checkpoint, longer")
+        (folder / "new.bin").write_text("made by the run")
+    assert watch.rewritten() == [os.path.realpath(folder / "model.ckpt")]
+
+
+HOOK_PROGRAM = """\
+import os, sys
+with open("written.txt", "w") as f:
+    f.write("x")
+with open("written.txt") as f:
+    f.read()
+with open("earlier.txt", "rb") as f:
+    f.read()
+with open("earlier.txt", "rb") as f:
+    f.read()
+fd = os.open("input.txt", os.O_RDONLY)
+os.close(fd)
+"""
+
+
+@pytest.mark.slow
+def test_the_hook_reports_a_read_before_a_write_once(tmp_path):
+    from autodd_lsp.engine.earlier_files import earlier_hook
+    from autodd_lsp.engine.operand_probe import insert_hooks, split_markers
+    from autodd_lsp.execution import RunResult
+
+    for name in ("written.txt", "earlier.txt", "input.txt"):
+        (tmp_path / name).write_text("old")
+    paths = [str(tmp_path / n) for n in ("written.txt", "earlier.txt")]
+    probed = insert_hooks(HOOK_PROGRAM, earlier_hook(paths))
+    assert probed is not None and probed.count("\n") == HOOK_PROGRAM.count("\n")  # no line moves
+    (tmp_path / "p.py").write_text(probed)
+    done = subprocess.run(check=False, args=[sys.executable, "p.py"], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    result = split_markers(RunResult(done.stdout, done.stderr, 0))
+    assert result.read_earlier == (str(tmp_path / "earlier.txt"),)
+    assert result.stderr == b""
 
 
 def test_only_what_a_run_created_goes(tmp_path):

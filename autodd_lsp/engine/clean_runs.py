@@ -32,6 +32,13 @@ temporary results; `autodd-<pid>-*`: private temporary folders) and the results
 this process writes (`files.atomic_write`: the reproducer shown as it shrinks,
 the report); the temporary folder is not watched (when it lies in a watched one).
 
+A file the user had that the original's own run rewrites (`model.pt`, left there
+by the user's last run of a script that trains, saves and loads it) is not
+removed either, but it is the program's product, not its input: `rewritten()`
+names such files (their size or modification time changed since the baseline;
+the baseline keeps both for up to `MAX_FILES` files), and `earlier_files.py`
+refuses a candidate that reads one before writing it.
+
 Parallel runs (`-j N`) share the folders: while one writes `model.pt` another
 could read it. A program that writes files is found at its first run (the
 original's), or at the first run of a candidate that does: from then on runs
@@ -54,6 +61,7 @@ from autodd_lsp.files import written_result
 
 DEPTH = 2  # levels of subfolders watched below each watched folder
 MAX_FOLDERS = 500  # folders watched at most (each costs one stat per run)
+MAX_FILES = 20_000  # files whose size and modification time the baseline keeps (`rewritten`)
 CLOCK_SLACK_NS = 1_000_000_000  # file-system timestamps may lag the clock (coarse ticks)
 _NOT_WATCHED = frozenset({".git", ".hg", ".svn"})
 _OWN = re.compile(r"^(\.autodd-|autodd-\d+-)")  # job slots, results being written; private temporary folders
@@ -81,6 +89,7 @@ class FolderWatch:
         self._ids = iter(range(1 << 62))
         self.serial = False
         self.created: list[str] = []  # paths removed after runs, first seen first (for the notice)
+        self._files: dict[str, tuple[int, int]] = {}  # a file of the baseline -> its (mtime, size) then
         temporary = os.path.realpath(tempfile.gettempdir())  # others' scratch files come and go there
         queue = list(roots)
         while queue and len(self._names) < MAX_FOLDERS:
@@ -90,6 +99,13 @@ class FolderWatch:
                 continue
             mtime, entries = listed
             self._names[folder], self._seen_mtime[folder] = frozenset(entries), mtime
+            for name in sorted(entries):
+                if not entries[name] and len(self._files) < MAX_FILES \
+                        and not (_OWN.match(name) or _OTHERS.match(name)):
+                    path = os.path.join(folder, name)
+                    stamp = _stamp(path)
+                    if stamp is not None:
+                        self._files[path] = stamp
             if depth < DEPTH:
                 queue.extend((path, depth + 1) for path in (os.path.join(folder, name) for name in sorted(entries)
                              if entries[name] and name not in _NOT_WATCHED) if path != temporary)
@@ -142,6 +158,19 @@ class FolderWatch:
                 self.serial = True
                 self.created.extend(removed)
         return removed
+
+
+    def rewritten(self) -> list[str]:
+        """The baseline's files whose size or modification time changed since (a run rewrote them)."""
+        return [os.path.realpath(path) for path, stamp in self._files.items() if _stamp(path) not in (stamp, None)]
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
 
 
 def _list(folder: str) -> tuple[int, dict[str, bool]] | None:

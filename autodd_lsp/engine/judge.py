@@ -17,7 +17,9 @@
    of the probed program, `operand_probe.py`, which reports them);
 5. the failing statement sees what it saw (`oracle/failing_statement.py`), when
    the failure is an uncaught exception with a place in the program: its
-   operands and the names it reads are described as in the original's run.
+   operands and the names it reads are described as in the original's run;
+6. no file read that an earlier run wrote (`earlier_files.py`), when the original
+   rewrites files the user had: the runs are probed, and report such reads.
 
 Frozen code must also run (`frozen_probe.py`); that takes a run of its own,
 which the candidate tester makes in the same job slot.
@@ -60,15 +62,18 @@ def failure_observer(
 class Judge:
     def __init__(self, failure: Oracle, same: SameFailure | None = None,
                  degenerate_baseline: Counter[str] | None = None, operands: OperandRule | None = None,
-                 statement: StatementRule | None = None) -> None:
+                 statement: StatementRule | None = None, refuse_earlier: bool = False) -> None:
         self.failure = failure  # the kind's rule: anything with `accepts(run, text)`
         self.same = same
         self.operands = operands
         self.statement = statement
+        self.refuse_earlier = refuse_earlier  # rule 6: a run that read an earlier run's file is not
         self.degenerate_baseline = degenerate_baseline
         self._degenerate = DegenerateCounter()
 
     def is_interesting(self, result: RunResult, text: str, statements_of: StatementsOf | None = None) -> bool:
+        if self.refuse_earlier and result.read_earlier:
+            return False
         if not self.failure.accepts(result, text):
             return False
         if self.same is not None and not self.same.is_same(result.output, text, statements_of):
@@ -86,4 +91,4 @@ class Judge:
 
 def replace_judge(judge: Judge, operands: OperandRule | None, statement: StatementRule | None) -> Judge:
     """`judge` that also requires the same wrong answer and the failing statement's operands (each if given)."""
-    return Judge(judge.failure, judge.same, judge.degenerate_baseline, operands, statement)
+    return Judge(judge.failure, judge.same, judge.degenerate_baseline, operands, statement, judge.refuse_earlier)

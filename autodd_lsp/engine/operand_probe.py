@@ -35,12 +35,13 @@ from autodd_lsp.oracle.failing_statement import statement_source
 from autodd_lsp.oracle.operands import probe_source
 
 
-def _hook_statement(source: str, name: str, namespace: str, installed: str) -> str:
+def hook_statement(source: str, name: str, namespace: str, installed: str, given: str = "") -> str:
     """One statement that runs a hook's source in a namespace of its own, once (`installed`: an expression
     true once it ran; the first simple statement may sit in a loop): its code object, marshalled by this
     interpreter, when the program's has the same cache tag (compiling ~10 KB of source costs more than a
     fast program's whole run), else the source compiled there. Both compressed: the candidate's own
-    compile pays for every character of the string literals."""
+    compile pays for every character of the string literals. `given`: more entries of the hook's
+    namespace, as the text of a dict display's items (`"PATHS": [...], `)."""
     small = _without_docstrings(source)
     code = base64.b64encode(zlib.compress(marshal.dumps(compile(small, name, "exec", optimize=2)), 9)).decode("ascii")
     text = base64.b64encode(zlib.compress(small.encode("utf-8"), 9)).decode("ascii")
@@ -48,7 +49,7 @@ def _hook_statement(source: str, name: str, namespace: str, installed: str) -> s
     return (
         f'{installed} or exec(__import__("marshal").loads({unpack.format(code)}) '
         f'if __import__("sys").implementation.cache_tag == {sys.implementation.cache_tag!r} '
-        f'else compile({unpack.format(text)}, {name!r}, "exec"), {{"__name__": {namespace!r}}}); '
+        f'else compile({unpack.format(text)}, {name!r}, "exec"), {{{given}"__name__": {namespace!r}}}); '
     )
 
 
@@ -63,29 +64,31 @@ def _without_docstrings(source: str) -> str:
     return ast.unparse(tree)
 
 
-_COMPARISONS = _hook_statement(probe_source(), "<autodd operands probe>", "_autodd_operands",
-                               'any(getattr(f, "_autodd_probe", 0) for f in __import__("sys").meta_path)')
-_STATEMENT = _hook_statement(statement_source(), "<autodd statement probe>", "_autodd_statement",
-                             'getattr(__import__("sys").excepthook, "_autodd_probe", 0)')
+_COMPARISONS = hook_statement(probe_source(), "<autodd operands probe>", "_autodd_operands",
+                              'any(getattr(f, "_autodd_probe", 0) for f in __import__("sys").meta_path)')
+_STATEMENT = hook_statement(statement_source(), "<autodd statement probe>", "_autodd_statement",
+                            'getattr(__import__("sys").excepthook, "_autodd_probe", 0)')
 # What the hooks import (stdlib): preloaded by the warm runner, so that a probed run does not import them.
 PROBE_IMPORTS = ("ast", "json", "hashlib", "math", "zlib", "binascii")
 _PARSING = threading.Lock()
-_MARKER = re.compile(rb"\n?<autodd-(operands|statement):(\{[^\n]*\})>\n")
+_MARKER = re.compile(rb"\n?<autodd-(operands|statement|earlier):(\{[^\n]*\})>\n")
 
 
 def probe(comparisons: bool = True, statement: bool = True) -> Callable[[str], str | None]:
     """What makes a text's probed copy, with the hooks asked for: the comparisons' and the failing
     statement's (each costs a little per run: a rule that is not kept runs without its hook)."""
     hooks = (_COMPARISONS if comparisons else "") + (_STATEMENT if statement else "")
-    return lambda text: _probed(text, hooks)
+    return lambda text: insert_hooks(text, hooks)
 
 
 def probed_text(text: str) -> str | None:
     """`text` with both hooks run first, on the line of its first module-level simple statement."""
-    return _probed(text, _COMPARISONS + _STATEMENT)
+    return insert_hooks(text, _COMPARISONS + _STATEMENT)
 
 
-def _probed(text: str, hooks: str) -> str | None:
+def insert_hooks(text: str, hooks: str) -> str | None:
+    """`text` with the statements `hooks` run first, on the line of its first module-level simple
+    statement; None if it has none (or does not parse)."""
     at = _probe_offset(text)
     return None if at is None else text[:at] + hooks + text[at:]
 
@@ -157,11 +160,13 @@ def _first_simple(body: list[ast.stmt], top: bool = False) -> ast.stmt | None:
 
 def split_markers(result: RunResult) -> RunResult:
     """The run without the hooks' marker lines; the comparisons' records (in order) in `comparisons`,
-    the failing statement's (the last) in `statement`."""
+    the failing statement's (the last) in `statement`, the files read that an earlier run wrote
+    (`earlier_files.py`) in `read_earlier`."""
     if b"<autodd-" not in result.stderr:
         return result
     records: list[dict[str, Any]] = []
     statement = None
+    earlier: list[str] = []
     for match in _MARKER.finditer(result.stderr):
         try:
             record = json.loads(match.group(2))
@@ -171,6 +176,9 @@ def split_markers(result: RunResult) -> RunResult:
             continue
         if match.group(1) == b"statement":
             statement = record
+        elif match.group(1) == b"earlier":
+            earlier.append(str(record.get("path")))
         else:
             records.append(record)
-    return replace(result, stderr=_MARKER.sub(b"", result.stderr), comparisons=tuple(records), statement=statement)
+    return replace(result, stderr=_MARKER.sub(b"", result.stderr), comparisons=tuple(records), statement=statement,
+                   read_earlier=tuple(earlier))

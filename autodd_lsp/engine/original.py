@@ -33,6 +33,8 @@ from typing import Any
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester, Rules
 from autodd_lsp.engine.clean_runs import writes_notice
+from autodd_lsp.engine.earlier_files import earlier_hook, with_hook
+from autodd_lsp.engine.earlier_files import notice as earlier_notice
 from autodd_lsp.engine.errors import NotReproducible
 from autodd_lsp.engine.flaky import DEFAULT_RUNS, MARGIN, FailureRate, RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, markers_seen
@@ -124,6 +126,7 @@ class OriginalChecks:
         watch = tester.watch
         if watch is not None and watch.created:
             self.reporter.notice(writes_notice(watch.created))
+        rewritten = watch.rewritten() if watch is not None and self.pytest is None else []
         oracle = self.failure_rule(runs[0])
         while oracle is None and len(runs) < options.repeat:  # a failure that shows late
             runs.append(self.run_original())
@@ -189,6 +192,10 @@ class OriginalChecks:
             # A candidate's run that times out has left the original's path, unless the original timed out too.
             timeout_rejects = not any(r.timed_out for r in runs)
             judge = self._with_operands(judge, runs[first_index:], first)
+            if rewritten:
+                judge = self._refusing_earlier_files(judge, rewritten)
+                if self.cancelled():
+                    return
         rules = Rules(judge, candidate_timeout, rate_test=rate_test, timeout_rejects=timeout_rejects,
                       probe=tester.probe)
         frozen = frozen_fingerprint(text)
@@ -256,6 +263,22 @@ class OriginalChecks:
         if not self.spec.rules.probes_operands:
             tester.probe = probe(comparisons=operands is not None, statement=statement is not None)
         return replace_judge(judge, operands, statement)
+
+    def _refusing_earlier_files(self, judge: Judge, rewritten: list[str]) -> Judge:
+        """`judge` refusing runs that read, before writing it, a file of `rewritten` that the original
+        does not read first itself (earlier_files.py): the original runs once more to see which."""
+        tester, before = self.tester, self.tester.probe
+        tester.probe = with_hook(before, earlier_hook(rewritten))
+        read_first = set(self.run_original().read_earlier)
+        products = [path for path in rewritten if path not in read_first]
+        if not products:
+            tester.probe = before
+            return judge
+        if read_first:
+            tester.probe = with_hook(before, earlier_hook(products))
+        self.reporter.notice(earlier_notice(products))
+        return Judge(judge.failure, judge.same, judge.degenerate_baseline, judge.operands, judge.statement,
+                     refuse_earlier=True)
 
     def run_original(self, learn_imports: bool = False, text: str | None = None) -> RunResult:
         """One run of the original (or of `text`) on the candidates' backend, with the full limit."""

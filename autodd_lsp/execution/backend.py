@@ -110,6 +110,8 @@ class RunResult:
     # What the failing statement read when the program failed (`execution/statement_hook.py`), from a
     # probed run whose uncaught exception has a place in the program; None otherwise.
     statement: dict[str, Any] | None = None
+    # Files the run read before writing them, of those an earlier run wrote (`engine/earlier_files.py`).
+    read_earlier: tuple[str, ...] = ()
 
     @property
     def output(self) -> str:
