@@ -79,6 +79,7 @@ def test_a_map_proposal_that_does_not_reproduce_is_refused(program, no_leftovers
     path = program("registry.py", text)
     summary, _ = reduce(path, failure)
     assert summary.verified
+    assert reduce(path, failure, jobs=3)[0].text == summary.text  # the map's steps decide the same at any -j
     assert "def on_refund" in summary.text and "class Csv" in summary.text  # the map's removal was refused
     assert "unused" not in summary.text and "Never" not in summary.text  # what truly never mattered went
     out = path.parent / "out.py"
