@@ -43,7 +43,7 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
-from autodd_lsp.engine.frozen_probe import FrozenCheck
+from autodd_lsp.engine.frozen_probe import FrozenCheck, split_run
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.operand_probe import split_markers
 from autodd_lsp.engine.slots import JobSlots
@@ -57,7 +57,7 @@ from autodd_lsp.syntax.metrics import order_key, value_chars
 @dataclass
 class Counters:
     candidates_run: int = 0
-    runs: int = 0  # runs of the candidates counted in candidates_run
+    runs: int = 0  # runs of the candidates counted in candidates_run (a second, probed run too)
     cache_hits: int = 0
     rejected_unparsable: int = 0
     stale: int = 0  # candidates whose run started, then discarded: an earlier one was accepted
@@ -102,7 +102,7 @@ class Rules:
     judge: Judge
     timeout: float  # seconds a candidate may run (adaptive: see engine/original.adaptive_timeout)
     well_formed: Callable[[str], bool] = _any_text  # a structural check before running (frozen code intact)
-    frozen: FrozenCheck | None = None  # frozen code that must run (probed in a second run)
+    frozen: FrozenCheck | None = None  # frozen code that must run (probed in the run, or in a second one)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs
     timeout_rejects: bool = True  # with `rate_test`: a run that times out rejects at once
     probe: Callable[[str], str | None] | None = None  # runs the probed copy of each text (operand_probe.py)
@@ -326,7 +326,7 @@ class CandidateTester:
                 return False
             if cancel.is_set():
                 return False  # stale already (see the module's docstring)
-            decided = self._run_until_decided(path, data, code, cancel, text, statements_of)
+            decided = self._run_until_decided(path, data, code, cancel, text, statements_of, run_text)
         if decided.decision is None:
             return False  # cancelled (the run, or the frozen-code probe): incomplete, never cached
         if on_rejected is not None and decided.oracle_rejected and rules.rate_test is None:
@@ -341,10 +341,10 @@ class CandidateTester:
 
     def _run_until_decided(
         self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel, text: str,
-        statements_of: StatementsOf | None,
+        statements_of: StatementsOf | None, run_text: str,
     ) -> _Verdict:
         """Run the candidate at `path` until its stopping rule decides (`verdict.py`: one run, or the
-        rate test), then probe its frozen code if it is interesting.
+        rate test); with frozen code, see that it ran (probed in the run's code, else in a second run).
 
         The run permit is held from the first run to the verdict, the probe
         included (it runs in the same slot, with the candidates' time limit): the
@@ -352,11 +352,23 @@ class CandidateTester:
         interesting verdict cancels the later candidates before the permit is freed.
         """
         rules = self.rules
-        with self._staged_run(path, data, code, cancel):
+        frozen = rules.frozen
+        # One run decides: the regions probed in the code (one run's markers: not with a rate test).
+        probed = None if frozen is None or rules.rate_test is not None else frozen.probe_code(run_text, path)
+        seen: list[frozenset[int] | None] = []
+
+        def one_run() -> RunResult:
+            result = self._backend_run(path, rules.timeout, cancel, code if probed is None else (probed,))
+            if probed is not None:
+                result, ran = split_run(result)  # the markers out before any rule reads the run
+                seen.append(ran)
+            return result
+
+        with self._staged_run(path, data, code if probed is None else (probed,), cancel):
             with self._running:
                 _mark_started(cancel)
                 decided = run_until_decided(
-                    lambda: self._backend_run(path, rules.timeout, cancel, code),
+                    one_run,
                     lambda result: rules.judge.is_interesting(result, text, statements_of),
                     rules.rate_test or ONE_RUN,
                     rules.timeout_rejects,
@@ -364,11 +376,16 @@ class CandidateTester:
                 decision = decided.decision
                 if decision and rules.passes_on is not None:
                     decision = rules.passes_on(text, cancel)  # works with A (passing_side.py); None: cancelled
-                if decision and rules.frozen is not None:
+                runs = decided.runs
+                ran = seen[-1] if seen else None  # None: the run said nothing of the frozen regions
+                if decision and frozen is not None and ran is not None:
+                    decision = frozen.satisfied_by(ran)
+                elif decision and frozen is not None:
                     decision = self._frozen_ran(path, text, cancel)  # None: the probe was cancelled
+                    runs += 1
                 if decision:
                     self._cancel_later_than(cancel)
-                return _Verdict(decision, decided.runs, decided.last, oracle_rejected=decided.decision is False)
+                return _Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
 
 
 @dataclass(frozen=True)

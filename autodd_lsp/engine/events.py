@@ -20,8 +20,9 @@ class Stats:
     """Running counters; `elapsed` is seconds since the reduction started.
 
     `runs` counts the runs of those candidates: one each for a deterministic
-    failure, as many as the sequential test took for an intermittent one.
-    `stale` counts the candidates whose run had started when the search
+    failure, as many as the sequential test took for an intermittent one, and
+    one more for a frozen-code probe that ran apart from the candidate's run
+    (`frozen_probe.py`). `stale` counts the candidates whose run had started when the search
     discarded them because an earlier one was accepted (work lost to
     speculation at -j > 1; not in `candidates_run` unless their run ended first).
     """

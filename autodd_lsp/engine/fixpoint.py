@@ -10,7 +10,10 @@ that would change frozen code are dropped (`protection.py`), and so are the
 edits of a fine-grained pass found needed before on lines that have not changed
 since (`edit_key`). Each remaining set is searched by `pass_search.PassSearch`.
 ProbDD's prior for a pass is the share of its edits found needed in its
-previous round.
+previous round. For a pass that removes statements (`uses_map`), the edits that
+remove only code the original never ran are tried first, together, then by
+halves (`run_map.py`); those refused one by one are left out of the search of
+the rest at that level.
 
 Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
 The same loop serves the engine and the library (`library.py`): what differs
@@ -25,6 +28,7 @@ from typing import Protocol
 
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
+from autodd_lsp.engine.run_map import never_ran
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
@@ -57,6 +61,10 @@ class FixpointHost(SearchHost, Protocol):
 
     def protected(self, source: Source) -> list[Span]:
         """The spans of `source` no pass may touch (frozen code, and what the run protects besides)."""
+        ...
+
+    def run_map(self) -> RecordedValues | None:
+        """Which statements the original ran (`run_map.py`), once a pass that uses it has started; None: no map."""
         ...
 
 
@@ -117,6 +125,14 @@ class Fixpoint:
             edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
             if reduction_pass.remembers_needed:
                 edits = [e for e in edits if edit_key(source, e) not in self._needed]
+            if edits and reduction_pass.uses_map:
+                mapped, refused = self._map_first(ctx, edits, pool, reduction_pass)
+                if mapped:
+                    changed = True
+                    ctx = self._context(values if reduction_pass.uses_values else None)
+                    source = ctx.source
+                    edits = [e for e in reduction_pass.edits(ctx, level) or [] if respects_frozen(e, ctx.frozen)]
+                edits = [e for e in edits if _what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
             if not reduction_pass.has_levels:
@@ -144,6 +160,23 @@ class Fixpoint:
         if self._valued_context is None:
             self._valued_context = replace(context, values=ValueLookup(values, self.host.shadow()))
         return self._valued_context
+
+    def _map_first(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor,
+                   reduction_pass: ReductionPass) -> tuple[bool, set[tuple]]:
+        """The edits that remove only code the original never ran, tried together, then by halves:
+        whether some were accepted, and what those refused one by one did (`_what_it_does`)."""
+        recorded = self.host.run_map()
+        if recorded is None:
+            return False, set()
+        dead = never_ran(ctx.source, edits, ValueLookup(recorded, self.host.shadow()))
+        if not dead:
+            return False, set()
+        chosen = [edits[i] for i in dead]
+        one = PassSearch(self.host, ctx.source, ctx.guards, chosen, reduction_pass.prior,
+                         learns=reduction_pass.group == Group.STATEMENTS, together=True)
+        accepted = one.run(pool)
+        applied = set(one.applied)
+        return accepted, {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
@@ -178,3 +211,10 @@ def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int
         if stmt_start <= start and end <= stmt_end and stmt_end - stmt_start < best[1] - best[0]:
             best = (stmt_start, stmt_end)
     return best
+
+
+def _what_it_does(source: Source, edit: Edit) -> tuple:
+    """The text an edit replaces and its replacement: the same removal after other code went."""
+    text = source.text
+    plain = lambda start, end: text[start:end]  # noqa: E731
+    return tuple((text[patch.start:patch.end], patch.build(plain)) for patch in edit.patches)

@@ -134,6 +134,9 @@ class _PredicateHost:
     def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
         return None
 
+    def run_map(self) -> RecordedValues | None:
+        return None  # a predicate, not a program's run
+
     def adopt_offer(self) -> bool:
         return False
 

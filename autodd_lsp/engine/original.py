@@ -65,7 +65,7 @@ from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observation, Observer, SameFailure, stable
 from autodd_lsp.syntax.source import Source
 
-RECORD_TIMEOUT_FLOOR = 20.0  # seconds the recording run may take at least (interpreter start and imports included)
+RECORD_TIMEOUT_FLOOR = 60.0  # seconds the recording run may take at least (interpreter start and imports included: on a loaded machine, torch and TileLang alone take 15-20 s)
 
 
 class OriginalChecks:

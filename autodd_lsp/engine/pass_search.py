@@ -25,7 +25,14 @@ from typing import Protocol
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.same import StatementsOf
-from autodd_lsp.search import ProbDD, regions_of, search, search_regions
+from autodd_lsp.search import (
+    Halves,
+    ProbDD,
+    Strategy,
+    regions_of,
+    search,
+    search_regions,
+)
 from autodd_lsp.syntax.origin import aligned
 from autodd_lsp.syntax.patch import Edit, EditSelector, Patch, render
 from autodd_lsp.syntax.source import Source, first_line
@@ -76,12 +83,13 @@ class SearchHost(Protocol):
 
 
 class PassSearch:
-    """One search of `edits` on the parsed base text `source`, with ProbDD's prior `prior`;
+    """One search of `edits` on the parsed base text `source`, with ProbDD's prior `prior`
+    (`together`: the edits are expected to go together: all at once, then by halves, `Halves`);
     `learns`: rejected removals are recorded (the statements group). `run` returns whether
     something was accepted; `applied` and `needed` say which edits were, and which were needed."""
 
     def __init__(self, host: SearchHost, source: Source, guards: list[Patch], edits: list[Edit],
-                 prior: float, learns: bool) -> None:
+                 prior: float, learns: bool, together: bool = False) -> None:
         self.host, self.source, self.edits, self.prior = host, source, edits, prior
         self.base = source.text
         self.selector = EditSelector(edits, guards)
@@ -93,7 +101,9 @@ class PassSearch:
         self.shadow_base = host.shadow()
         # What rejected removals of statements did (engine/person.py); their shadows are made for that, not kept.
         self.record = host.rejection_recorder(self.shadow_base) if learns else None
-        self.regions = regions_of([min(patch.start for patch in edit.patches) for edit in edits], region_starts(source))
+        self.together = together
+        self.regions = None if together else regions_of(
+            [min(patch.start for patch in edit.patches) for edit in edits], region_starts(source))
         self.region_of = {i: number for number, region in enumerate(self.regions or []) for i in region}
         self.region_text: dict[int, str] = {}  # per region, the text of what it applied so far
 
@@ -138,7 +148,7 @@ class PassSearch:
     def run(self, pool: ThreadPoolExecutor) -> bool:
         host = self.host
         if self.regions is None:
-            strategy = ProbDD(len(self.edits), prior=self.prior)
+            strategy: Strategy = Halves(len(self.edits)) if self.together else ProbDD(len(self.edits), prior=self.prior)
             search(
                 strategy, self.test, pool, host.jobs, self.on_accept, host.interrupted, host.tick,
                 new_event=host.new_cancel_event, on_discard=host.discarded,

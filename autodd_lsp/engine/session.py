@@ -27,6 +27,7 @@ from autodd_lsp.engine.person import Offers, OfferVerdict, judge_text, offered_s
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, guard_spans
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
+from autodd_lsp.engine.run_map import map_wanted
 from autodd_lsp.engine.seeds import seed_spans
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.texts import Texts
@@ -131,14 +132,17 @@ class Session:
         self.reporter.tick()
 
     def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
-        """The pass under way, told; a pass that uses the original's values waits for them."""
+        """The pass under way, told; a pass that uses the original's values, or its run map, waits for them."""
         self.reporter.current_pass = reduction_pass.name
-        if reduction_pass.uses_values:
+        if reduction_pass.uses_values or (reduction_pass.uses_map and map_wanted()):
             while not self.recorder.done.wait(0.1) and not self.cancelled:
                 self.reporter.tick()
         self.reporter.report_degraded(self.tester.backend.degraded)
         self.reporter.emit(PassStarted(reduction_pass.name, self.reporter.stats()))
         return self.recorder.values
+
+    def run_map(self) -> RecordedValues | None:
+        return self.recorder.recorded if map_wanted() and self.recorder.done.is_set() else None
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text that fails the same way, with its frozen regions as the rule."""

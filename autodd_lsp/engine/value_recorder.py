@@ -4,9 +4,11 @@ One instrumented run of the original (`execution/recording.py`) records the
 values its expressions had (`autodd_lsp.values`); the passes that offer them
 (`uses_values`) wait until it is done. The recording is used only when that
 run fails as the original does (the same failure line): values from a run that
-went elsewhere (a program that inspects its own bytecode) would mislead. It is
-not made at all when it cannot help (`values_help`): a program that reports
-the failure itself, a killed or hanging program, a pytest test.
+went elsewhere (a program that inspects its own bytecode) would mislead. The
+same run records which statements ran (the run map, `run_map.py`), kept as
+`recorded`. Values are offered only where they help (`values_help`): not for a
+program that reports the failure itself. No recording is made for a killed or
+hanging program, or a pytest test (`records`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from autodd_lsp.values import RecordedValues
 class ValueRecorder:
     def __init__(self, checks: OriginalChecks, launcher: Launcher) -> None:
         self._checks, self._launcher = checks, launcher
-        self.values: RecordedValues | None = None
+        self.values: RecordedValues | None = None  # offered to the passes (None: no values)
+        self.recorded: RecordedValues | None = None  # the whole recording, the run map with it
         self.done = threading.Event()  # set once `values` is final (None: no values)
         self._cancel = CancelEvent()
         self._thread: threading.Thread | None = None
@@ -35,7 +38,7 @@ class ValueRecorder:
 
     def start(self, slots: JobSlots, cancelled: bool) -> None:
         """Record in the background when it helps; otherwise the passes go on without values at once."""
-        if not cancelled and self.values_help():
+        if not cancelled and self.records():
             self._thread = threading.Thread(target=self._record, args=(slots,), name="autodd-values", daemon=True)
             self._thread.start()
         else:
@@ -56,6 +59,12 @@ class ValueRecorder:
         if self._thread is not None:
             self._cancel.set()
             self._thread.join()
+
+    def records(self) -> bool:
+        """Whether a recording run can tell anything: the failure seen in the original's run,
+        a program that ends by itself (records are written at exit), run as a script."""
+        checks = self._checks
+        return checks.spec.rules.records_values and not checks.pytest and checks.observation is not None
 
     def values_help(self) -> bool:
         """Offer the original's values, unless the program reports the failure itself.
@@ -102,10 +111,11 @@ class ValueRecorder:
                 original = checks.observation
                 same = seen is not None and original is not None and seen.normalized == original.normalized
                 same = same and checks.kind_rule.accepts(result, text)
-                self.values = values if same and not result.cancelled else None
-                if self.values is not None or result.cancelled:
+                self.recorded = values if same and not result.cancelled else None
+                if self.recorded is not None or result.cancelled:
                     break
+            self.values = self.recorded if self.values_help() else None
         except OSError:
-            self.values = None
+            self.values = self.recorded = None
         finally:
             self.done.set()

@@ -16,7 +16,10 @@ as in a plain run:
   match patterns) becomes `__autodd_value__(i, expr)`, which
   returns the value unchanged;
 * every function's body first calls `__autodd_params__(j, (a, b, ...))` with its
-  named parameters (after the docstring, so `__doc__` stays).
+  named parameters (after the docstring, so `__doc__` stays);
+* every statement (but a docstring or a `__future__` import) is preceded by
+  `__autodd_ran__(k)` at its own position (`set.add`: the run map, which
+  statements ran at all; the engine proposes removing the others first).
 
 For each it keeps a kind (value, module, class, function, instance) and, for
 simple values (numbers, short strings without whitespace, bools, None, small
@@ -112,8 +115,9 @@ class _Records:
         except Exception:  # noqa: BLE001 - the user's __repr__ can raise anything
             pass
 
-    def dump(self, path):
-        rows = []
+    def dump(self, path, statements=(), ran=()):
+        rows = [["s", *list(key), "ran" if index in ran else "never", None, False, None]
+                for index, key in enumerate(statements)]
         for index, key in enumerate(self.keys):
             if self.kind[index] is None:
                 continue
@@ -212,12 +216,47 @@ class _Instrument(ast.NodeTransformer):
         return node
 
 
+def _mark_statements(tree):
+    """Put `__autodd_ran__(k)` before every statement of the program; the statements' keys, by k."""
+    keys = []
+    for node in list(ast.walk(tree)):
+        for field in ("body", "orelse", "finalbody"):  # a handler's and a case's body: their own nodes
+            body = getattr(node, field, None)
+            if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
+                continue
+            marked = []
+            for index, statement in enumerate(body):
+                if not _stays_first(statement, index, node) and not _is_params_call(statement):
+                    keys.append((statement.lineno, statement.col_offset,
+                                 statement.end_lineno, statement.end_col_offset))
+                    call = ast.Call(ast.Name("__autodd_ran__", ast.Load()), [ast.Constant(len(keys) - 1)], [])
+                    marked.append(ast.copy_location(ast.Expr(ast.copy_location(call, statement)), statement))
+                marked.append(statement)
+            body[:] = marked
+    return keys
+
+
+def _stays_first(statement, index, parent):
+    if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+        return True
+    docstring_holder = isinstance(parent, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+    return docstring_holder and index == 0 and isinstance(statement, ast.Expr) \
+        and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+
+
+def _is_params_call(statement):
+    value = getattr(statement, "value", None)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "__autodd_params__"
+
+
 def _run(target, out_path, args=()):
     with open(target, "rb") as handle:
         source = handle.read()
     tree = ast.parse(source, target)
     instrument = _Instrument()
     tree = instrument.visit(tree)
+    statements = _mark_statements(tree)
+    ran: set[int] = set()
     ast.fix_missing_locations(tree)
     code = compile(tree, target, "exec", dont_inherit=True)
     records = _Records(instrument.keys)
@@ -234,7 +273,8 @@ def _run(target, out_path, args=()):
 
     setattr(builtins, "__autodd_value__", see_value)  # noqa: B010 - new names: a module's stub lacks them
     setattr(builtins, "__autodd_params__", see_params)  # noqa: B010
-    atexit.register(records.dump, out_path)  # registered first: runs after the program's handlers
+    setattr(builtins, "__autodd_ran__", ran.add)  # noqa: B010
+    atexit.register(records.dump, out_path, statements, ran)  # registered first: runs after the program's handlers
 
     module = types.ModuleType("__main__")
     module.__file__ = target

@@ -28,6 +28,7 @@ class RemoveStatements(ReductionPass):
     name = "remove statements"
     group = Group.STATEMENTS
     has_levels = True
+    uses_map = True
 
     def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:
         at_level = [s for s, depth in walk_statements(ctx.source.tree) if depth == level]

@@ -21,29 +21,43 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.search.probdd import ProbDD
 
 # test(indices to apply, cancel event) -> interesting?
 TestFn = Callable[[list[int], Cancel], bool]
+
+
+class Strategy(Protocol):
+    """A deterministic state machine over edit indices (`probdd.ProbDD`, `halves.Halves`)."""
+
+    applied: list[int]
+
+    def copy(self) -> Strategy: ...
+
+    def propose(self) -> list[int] | None: ...
+
+    def feedback(self, subset: list[int], interesting: bool) -> None: ...
+
+    def open_or_needed(self) -> list[int]: ...
 
 
 @dataclass
 class Chain:
     """One strategy with its test, its acceptance callback and its cancel flags' factory."""
 
-    strategy: ProbDD
+    strategy: Strategy
     test: TestFn
     on_accept: Callable[[list[int]], None] = lambda applied: None
     new_event: Callable[[], Cancel] = threading.Event
-    _speculative: ProbDD | None = field(default=None, repr=False)
+    _speculative: Strategy | None = field(default=None, repr=False)
     _in_flight: deque = field(default_factory=deque, repr=False)
     _exhausted: bool = False  # the speculative copy has nothing more to propose
 
 
 def search(
-    strategy: ProbDD,
+    strategy: Strategy,
     test: TestFn,
     pool: ThreadPoolExecutor,
     jobs: int,

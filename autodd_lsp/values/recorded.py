@@ -26,11 +26,14 @@ class Recorded:
 
 
 class RecordedValues:
-    """Expression and parameter records, by their span in the original text."""
+    """Expression and parameter records, by their span in the original text; and the run map:
+    whether each statement ran, by the offset where it begins."""
 
-    def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded]) -> None:
+    def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded],
+                 statements: dict[int, bool] | None = None) -> None:
         self.expressions = expressions
         self.parameters = parameters
+        self.statements = statements or {}
 
     @classmethod
     def load(cls, path: str, original: Source) -> RecordedValues:
@@ -39,13 +42,17 @@ class RecordedValues:
             rows = json.load(handle)
         expressions: dict[Span, Recorded] = {}
         parameters: dict[Span, Recorded] = {}
+        statements: dict[int, bool] = {}
         for tag, line, col, end_line, end_col, kind, first, many, last in rows:
+            if tag == "s":
+                statements[original.offset(line, col)] = kind == "ran"
+                continue
             span = (original.offset(line, col), original.offset(end_line, end_col))
             literal = last if many else first
             offered = literal if kind == "value" or (literal or "").startswith(TENSOR_PREFIX) else None
             record = Recorded(kind if kind in VALUE_KINDS else "mixed", offered, not many)
             (parameters if tag == "p" else expressions)[span] = record
-        return cls(expressions, parameters)
+        return cls(expressions, parameters, statements)
 
 
 class ValueLookup:
@@ -60,6 +67,13 @@ class ValueLookup:
 
     def parameter(self, span: Span) -> Recorded | None:
         return self._find(self.values.parameters, span)
+
+    def ran(self, start: int) -> bool | None:
+        """Whether the original's statement that begins at `start` of the later text ran (None: unknown)."""
+        if self.shadow is None or not self.values.statements:
+            return None
+        origin = span_origin(self.shadow, start, start + 1)
+        return None if origin is None else self.values.statements.get(origin[0])
 
     def _find(self, table: dict[Span, Recorded], span: Span) -> Recorded | None:
         if self.shadow is None or not table:

@@ -1,0 +1,87 @@
+"""The original's run as a map: code that never ran is proposed for removal first (engine/run_map.py)."""
+
+import pytest
+
+from autodd_lsp.engine.run_map import SWITCH
+from autodd_lsp.search import Halves
+from tests.support import reduce, run_standalone
+
+
+def _drive(strategy, needed: set[int]) -> list[list[int]]:
+    """Run `strategy` sequentially against "fails unless every needed edit stays"; the subsets tried."""
+    tried = []
+    while (subset := strategy.propose()) is not None:
+        tried.append(subset)
+        strategy.feedback(subset, not needed & set(strategy.applied + subset))
+    return tried
+
+
+def test_halves_tries_the_whole_group_first_then_halves():
+    nothing_needed = Halves(6)
+    assert _drive(nothing_needed, set()) == [[0, 1, 2, 3, 4, 5]]
+    assert nothing_needed.applied == [0, 1, 2, 3, 4, 5] and nothing_needed.open_or_needed() == []
+    one_needed = Halves(8)
+    tried = _drive(one_needed, {5})
+    assert tried[0] == list(range(8)) and tried[1] == [0, 1, 2, 3] and len(tried) <= 1 + 2 * 3
+    assert sorted(one_needed.applied) == [0, 1, 2, 3, 4, 6, 7] and one_needed.open_or_needed() == [5]
+
+
+def _dead_and_live(count: int, dead: int) -> str:
+    """`count` functions that run, each needed, each followed by `dead` that never do."""
+    parts = ["import os\n\n"]
+    for i in range(count):
+        parts.append(f"def live_{i}(x):\n    return x + {i + 1}\n\n\n")
+        for j in range(dead):
+            parts.append(f"def dead_{i}_{j}(x):\n    if x > {j}:\n        return x * {i}\n    return os.sep\n\n\n")
+    chain = "0"
+    for i in range(count):
+        chain = f"live_{i}({chain})"
+    total = sum(range(1, count + 1))
+    parts.append(f"value = {chain}\nraise RuntimeError(f'total {{value}} of {total}')\n")
+    return "".join(parts)
+
+
+@pytest.mark.slow
+def test_the_map_saves_candidates_on_dead_code(program, monkeypatch, no_leftovers):
+    text = _dead_and_live(6, 6)
+    failure = f"total {sum(range(1, 7))} of {sum(range(1, 7))}"
+    path = program("dead_code.py", text)
+    with_map, _ = reduce(path, failure)
+    monkeypatch.setenv(SWITCH, "off")
+    without, _ = reduce(path, failure)
+    assert with_map.verified and without.verified
+    for summary in (with_map, without):
+        assert "dead_" not in summary.text
+        assert all(f"live_{i}" in summary.text or f"{i + 1}" in summary.text for i in range(6))
+    assert with_map.final.nodes <= without.final.nodes
+    assert with_map.stats.candidates_run < without.stats.candidates_run
+    out = path.parent / "out.py"
+    out.write_text(with_map.text)
+    assert failure in run_standalone(out)
+
+
+@pytest.mark.slow
+def test_a_map_proposal_that_does_not_reproduce_is_refused(program, no_leftovers):
+    """Code that never ran but matters by being there: a decorator registers a function nobody
+    calls, `__init_subclass__` registers a class nobody makes. The map proposes removing them
+    (their bodies never ran); the candidates that do no longer fail the same way and are refused."""
+    text = (
+        "HANDLERS = {}\n\n\n"
+        "def register(fn):\n    HANDLERS[fn.__name__] = fn\n    return fn\n\n\n"
+        "@register\ndef on_refund(order):\n    return order * 2\n\n\n"
+        "def unused(order):\n    return order - 1\n\n\n"
+        "class Plugin:\n    kinds = []\n\n    def __init_subclass__(cls):\n        Plugin.kinds.append(cls.__name__)\n\n\n"
+        "class Csv(Plugin):\n    def load(self):\n        return 'csv'\n\n\n"
+        "class Never:\n    def method(self):\n        return 1\n\n\n"
+        "raise LookupError(f'handlers {sorted(HANDLERS)} plugins {Plugin.kinds}')\n"
+    )
+    failure = "handlers ['on_refund'] plugins ['Csv']"
+    path = program("registry.py", text)
+    summary, _ = reduce(path, failure)
+    assert summary.verified
+    assert reduce(path, failure, jobs=3)[0].text == summary.text  # the map's steps decide the same at any -j
+    assert "def on_refund" in summary.text and "class Csv" in summary.text  # the map's removal was refused
+    assert "unused" not in summary.text and "Never" not in summary.text  # what truly never mattered went
+    out = path.parent / "out.py"
+    out.write_text(summary.text)
+    assert failure in run_standalone(out)
