@@ -64,4 +64,4 @@ def _hook(event, args):
 
 
 sys.addaudithook(_hook)
-setattr(sys, "_autodd_earlier_probe", 1)  # installed: the probe's statement may sit in a loop, it runs once
+sys.__dict__["_autodd_earlier_probe"] = 1  # installed: the probe's statement may sit in a loop, it runs once
