@@ -27,7 +27,9 @@ def test_a_test_module_with_its_own_exception_class_reduces(tmp_path, no_leftove
     summary = Reduction(source.read_text(), str(source), options, events.append).run()
     assert summary.original_failure_line == "test_pack.PackError: 4 items do not fit in a small box (2)"
     assert summary.verified and summary.final_failure_line == summary.original_failure_line
-    assert summary.final.nodes < summary.original.nodes * 0.6  # 132 -> 72 nodes (0% smaller before)
+    # 132 -> 87 nodes (0% smaller before the module's name was unmasked; 72 while the guard could go)
+    assert summary.final.nodes < summary.original.nodes * 0.7
+    assert "if len(items) > size:" in summary.text  # the check that raises keeps its test
     assert "class PackError" in summary.text
     assert not [e for e in events if isinstance(e, Notice) and "none of the first" in e.message]
     (tmp_path / "out").mkdir()
@@ -60,9 +62,11 @@ def test_a_run_where_no_candidate_can_match_says_why_early(program, no_leftovers
     events: list[Event] = []
     summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="is off"), events.append).run()
     said = [e.message for e in events if isinstance(e, Notice) and "none of the first" in e.message]
-    size = len(SELF_SIZED.encode())
     assert len(said) == 1, said
     assert said[0].startswith(f"none of the first {EARLY} candidates fails the same way: ")
     assert "show " in said[0] and " is off in a config of " in said[0]
-    assert said[0].endswith(f"where the original shows 'ValueError: setting verbose is off in a config of {size} bytes'")
+    # The size the original's run printed: its file holds the probe (notes/oracle.md, rule 5's limits),
+    # so it is more than the user's len(SELF_SIZED.encode()).
+    assert summary.original_failure_line.startswith("ValueError: setting verbose is off in a config of ")
+    assert said[0].endswith(f"where the original shows '{summary.original_failure_line}'")
     assert summary.final.nodes == summary.original.nodes
