@@ -65,7 +65,9 @@ def test_reduces_a_parametrized_test_with_a_conftest_fixture(tmp_path, no_leftov
     assert "re-run: still fails the same way" in done.stderr
     assert "inlined conftest.py, tiles.py" in done.stderr
     result = output.read_text()
-    assert len(result.splitlines()) < len(original.splitlines()) / 3
+    non_blank = [line for line in result.splitlines() if line.strip()]
+    assert len(non_blank) < len([line for line in original.splitlines() if line.strip()]) / 2
+    assert 'if smem > device["smem"] * 0.7:' in result  # the check that raises keeps its test (its guard)
     assert "import tiles" not in result and "from tiles" not in result  # one file
     assert source.read_text() == original
     assert sorted(p.name for p in source.parent.iterdir()) == before  # nothing left beside the source
