@@ -17,6 +17,8 @@ import re
 import subprocess
 from dataclasses import dataclass
 
+from autodd_lsp.syntax.parsing import parse
+
 _MISSING = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'\s*$")
 VERSION_TIMEOUT_S = 10.0
 
@@ -54,7 +56,7 @@ def missing_import(output: str, text: str, python: str) -> MissingImport | None:
 def top_level_roots(text: str) -> set[str]:
     """The first components of the modules `text` imports at module level (absolute imports)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError):
         return set()
     roots: set[str] = set()

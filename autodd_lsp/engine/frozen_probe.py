@@ -32,7 +32,7 @@ from dataclasses import replace
 from types import CodeType
 
 from autodd_lsp.execution import RunResult
-from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.parsing import compile_tree, parse
 from autodd_lsp.syntax.source import Source, Span
 
 _MARKER = "<autodd-frozen-ran:{}>"
@@ -111,7 +111,7 @@ def probed_code(source: Source, frozen: list[Span], ids: dict[str, int], path: s
         for index, probe in sorted(probes, key=lambda item: item[0], reverse=True):  # stable: the sentinel first
             body.insert(index, probe)
     try:
-        return compile(tree, path, "exec", dont_inherit=True)
+        return compile_tree(tree, path)
     except (SyntaxError, ValueError, RecursionError):
         return None
 

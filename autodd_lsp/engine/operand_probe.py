@@ -24,7 +24,6 @@ import json
 import marshal
 import re
 import sys
-import threading
 import zlib
 from collections.abc import Callable
 from dataclasses import replace
@@ -33,6 +32,7 @@ from typing import Any
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.failing_statement import statement_source
 from autodd_lsp.oracle.operands import probe_source
+from autodd_lsp.syntax.parsing import parse
 
 
 def hook_statement(source: str, name: str, namespace: str, installed: str, given: str = "") -> str:
@@ -70,7 +70,6 @@ _STATEMENT = hook_statement(statement_source(), "<autodd statement probe>", "_au
                             'getattr(__import__("sys").excepthook, "_autodd_probe", 0)')
 # What the hooks import (stdlib): preloaded by the warm runner, so that a probed run does not import them.
 PROBE_IMPORTS = ("ast", "json", "hashlib", "math", "zlib", "binascii")
-_PARSING = threading.Lock()
 _MARKER = re.compile(rb"\n?<autodd-(operands|statement|earlier):(\{[^\n]*\})>\n")
 
 
@@ -124,18 +123,11 @@ def _probe_offset(text: str) -> int | None:
 
 
 def _parse(text: str) -> ast.Module | None:
-    """`text`'s tree, None if it does not parse. CPython 3.11's `ast.parse` can fail at random in
-    concurrent threads ("AST constructor recursion depth mismatch", a SystemError): tried again."""
-    for attempt in range(3):
-        try:
-            with _PARSING:
-                return ast.parse(text)
-        except SyntaxError:
-            return None
-        except SystemError:
-            if attempt == 2:
-                raise
-    return None
+    """`text`'s tree, None if it does not parse (through the one parse lock: syntax/parsing.py)."""
+    try:
+        return parse(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _first_simple(body: list[ast.stmt], top: bool = False) -> ast.stmt | None:

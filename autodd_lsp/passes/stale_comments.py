@@ -177,7 +177,7 @@ def _code_line(text: str) -> bool:
     closing = "".join(")" for _ in range(max(0, opened)))
     for candidate in (text + closing, text + closing + "\n    pass"):
         try:
-            tree = ast.parse(candidate)
+            tree = parse(candidate)
         except (SyntaxError, ValueError):
             continue
         for node in tree.body:

@@ -5,15 +5,18 @@ depth in interpreter state that all threads share (see CPython gh-106905, which
 its reporter saw in a threaded program): two threads parsing at once can fail
 with `SystemError: AST constructor recursion depth mismatch`; one CI run of
 tests/test_fidelity.py did. The engine parses in its main thread (passes) and in its job
-threads (freeze checks, degenerate values, frozen-code probes) at the same time, so every
-parse in AutoDD goes through this lock. A parse takes milliseconds; the lock
-costs nothing measurable next to running candidates.
+threads (freeze checks, degenerate values, frozen-code probes, the probe's place) at the
+same time, so every parse in AutoDD goes through this lock, and so does every compile of a
+tree (`compile_tree`: its conversion back from Python objects keeps the same shared depth;
+a CI run failed that way when the frozen-code probe compiled trees in job threads). A parse
+takes milliseconds; the lock costs nothing measurable next to running candidates.
 """
 
 from __future__ import annotations
 
 import ast
 import threading
+from types import CodeType
 from typing import Any, Literal, overload
 
 _LOCK = threading.Lock()
@@ -30,3 +33,9 @@ def parse(source: str | bytes, filename: str, mode: str, **options: Any) -> ast.
 def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec", **options: Any) -> ast.AST:
     with _LOCK:
         return ast.parse(source, filename, mode, **options)
+
+
+def compile_tree(tree: ast.Module, filename: str) -> CodeType:
+    """`compile(tree, filename, "exec", dont_inherit=True)`, one thread at a time (see above)."""
+    with _LOCK:
+        return compile(tree, filename, "exec", dont_inherit=True)
