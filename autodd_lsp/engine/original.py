@@ -277,8 +277,8 @@ class OriginalChecks:
         if read_first:
             tester.probe = with_hook(before, earlier_hook(products))
         self.reporter.notice(earlier_notice(products))
-        return Judge(judge.failure, judge.same, judge.degenerate_baseline, judge.operands, judge.statement,
-                     refuse_earlier=True)
+        judge.refuse_earlier = True  # rule 6 (judge.py); the judge's other rules stay as they are
+        return judge
 
     def run_original(self, learn_imports: bool = False, text: str | None = None) -> RunResult:
         """One run of the original (or of `text`) on the candidates' backend, with the full limit."""
