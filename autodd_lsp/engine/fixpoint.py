@@ -1,19 +1,24 @@
 """The fixpoint over pass groups: run them in order until a whole cycle changes nothing.
 
 The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in
-order, again and again, until a cycle changes nothing; then the tidy passes
-run once. A person's text, adopted between groups (`FixpointHost.adopt_offer`),
-starts the cycle again from it; one adopted after the tidy passes starts the
-whole loop again. Each pass proposes edits on the best text, level by level
+order, again and again, until a cycle changes nothing; the passes that polish
+what stays (`ReductionPass.polishes`: a call by its argument, shorter literals,
+fewer elements) are left out of those cycles and run one cycle after them:
+their candidates are wasted on code the others would remove (a harness, the
+config class whose values replaced it). When they change something, the cycles
+start again. Then the tidy passes run once. A person's text, adopted between
+groups (`FixpointHost.adopt_offer`), starts the cycle again from it; one
+adopted after the tidy passes starts the whole loop again. Each pass proposes edits on the best text, level by level
 for passes with levels (outer statements first, re-parsing in between); edits
 that would change frozen code are dropped (`protection.py`), and so are the
 edits of a fine-grained pass found needed before on lines that have not changed
 since (`edit_key`). Each remaining set is searched by `pass_search.PassSearch`.
 ProbDD's prior for a pass is the share of its edits found needed in its
-previous round. For a pass that removes statements (`uses_map`), the edits that
-remove only code the original never ran are tried first, together, then by
-halves (`run_map.py`); those refused one by one are left out of the search of
-the rest at that level.
+previous round. For a pass that removes statements (`uses_map`), the removals
+of statements the original's failure came through are not proposed, and the
+edits that remove only code the original never ran are tried first, together,
+then by halves (`run_map.py`); those refused one by one are left out of the
+search of the rest at that level.
 
 Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
 The same loop serves the engine and the library (`library.py`): what differs
@@ -28,7 +33,7 @@ from typing import Protocol
 
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
-from autodd_lsp.engine.run_map import never_ran
+from autodd_lsp.engine.run_map import FailingPath, never_ran
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
@@ -67,6 +72,10 @@ class FixpointHost(SearchHost, Protocol):
         """Which statements the original ran (`run_map.py`), once a pass that uses it has started; None: no map."""
         ...
 
+    def failing_path(self) -> FailingPath | None:
+        """The original's statements its failure came through (`run_map.py`); None: unknown."""
+        ...
+
 
 class Fixpoint:
     def __init__(self, host: FixpointHost, passes: list[ReductionPass] | None = None) -> None:
@@ -91,17 +100,29 @@ class Fixpoint:
         while adopted and not host.cancelled:
             changed = cycles
             cycles = True  # an adopted text is reduced in full
-            while changed and not host.cancelled:
-                changed = False
-                for group in groups:
-                    members = [p for p in passes if p.group == group]
-                    changed |= self._run_group(members, pool)
-                    if host.adopt_offer():
-                        changed = True
-                        break  # the cycle starts again from the person's text
+            while changed and not host.cancelled:  # the polishing passes' changes start the others again
+                self._cycles([p for p in passes if not p.polishes], groups, pool)
+                changed = self._cycles([p for p in passes if p.polishes], groups, pool, once=True)
             for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
                 self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
+
+    def _cycles(self, members: list[ReductionPass], groups: list[Group], pool: ThreadPoolExecutor,
+                once: bool = False) -> bool:
+        """`members`, group by group, cycle after cycle until one changes nothing (`once`: one
+        cycle); whether anything changed. A person's text adopted counts as a change."""
+        changed = False
+        while not self.host.cancelled:
+            again = False
+            for group in groups:
+                again |= self._run_group([p for p in members if p.group == group], pool)
+                if self.host.adopt_offer():
+                    again = True
+                    break  # the cycle starts again from the person's text
+            changed |= again
+            if once or not again:
+                return changed
+        return changed
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
         changed = False
@@ -126,12 +147,14 @@ class Fixpoint:
             if reduction_pass.remembers_needed:
                 edits = [e for e in edits if edit_key(source, e) not in self._needed]
             if edits and reduction_pass.uses_map:
+                edits = self._off_the_path(edits)
                 mapped, refused = self._map_first(ctx, edits, pool, reduction_pass)
                 if mapped:
                     changed = True
                     ctx = self._context(values if reduction_pass.uses_values else None)
                     source = ctx.source
-                    edits = [e for e in reduction_pass.edits(ctx, level) or [] if respects_frozen(e, ctx.frozen)]
+                    edits = self._off_the_path([e for e in reduction_pass.edits(ctx, level) or []
+                                                if respects_frozen(e, ctx.frozen)])
                 edits = [e for e in edits if _what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
@@ -160,6 +183,12 @@ class Fixpoint:
         if self._valued_context is None:
             self._valued_context = replace(context, values=ValueLookup(values, self.host.shadow()))
         return self._valued_context
+
+    def _off_the_path(self, edits: list[Edit]) -> list[Edit]:
+        """`edits` without the removals of statements the original's failure came through (`run_map.py`)."""
+        path = self.host.failing_path()
+        crossing = set() if path is None else path.crossed_by(self.host.shadow(), edits)
+        return [edit for index, edit in enumerate(edits) if index not in crossing]
 
     def _map_first(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor,
                    reduction_pass: ReductionPass) -> tuple[bool, set[tuple]]:

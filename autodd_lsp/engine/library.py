@@ -36,6 +36,7 @@ from autodd_lsp.engine.candidates import BestOrder
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.fixpoint import Fixpoint
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
+from autodd_lsp.engine.run_map import FailingPath
 from autodd_lsp.engine.texts import parse_program
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.same import StatementsOf
@@ -136,6 +137,9 @@ class _PredicateHost:
 
     def run_map(self) -> RecordedValues | None:
         return None  # a predicate, not a program's run
+
+    def failing_path(self) -> FailingPath | None:
+        return None
 
     def adopt_offer(self) -> bool:
         return False

@@ -57,6 +57,7 @@ from autodd_lsp.engine.protection import (
 )
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
+from autodd_lsp.engine.run_map import FailingPath
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult
 from autodd_lsp.kinds.signature import output_tail
@@ -96,6 +97,8 @@ class OriginalChecks:
         self.original_comparison: dict[str, Any] | None = None  # the failing comparison's record (operand_rule.py)
         # The test of the program's own check that raises the failure, in the original: protected (protection.py).
         self.own_check: tuple[int, int] | None = None
+        # The original's statements the failure came through, when the rule checks its place (run_map.py).
+        self.failing_path: FailingPath | None = None
 
     @property
     def kind_rule(self) -> Oracle:
@@ -179,7 +182,9 @@ class OriginalChecks:
                 if self.cancelled():
                     return
             again = next((r for r in runs[first_index + 1:] if shows(r)), None)
-            judge = Judge(oracle, self._same_failure(first, again), degenerate_values(tree))
+            same = self._same_failure(first, again)
+            judge = Judge(oracle, same, degenerate_values(tree))
+            self.failing_path = self._failing_path(first, same)
             failed = [
                 index == first_index
                 or (not r.cancelled and judge.is_interesting(r, text, self.texts.statements.of_line))
@@ -366,6 +371,16 @@ class OriginalChecks:
             )
             return same.without_place()
         return same
+
+    def _failing_path(self, first: Observation | None, same: SameFailure | None) -> FailingPath | None:
+        """The original's failing statement, where the rule checks the place (the candidate's innermost
+        frame in the program must be on its text: rule 2 of oracle/same.py)."""
+        if same is None or not same.check_place or first is None or first.place is None \
+                or first.place.program_line is None:
+            return None
+        statements = self.texts.statements
+        failing = statements.of_line(first.place.program_line)
+        return FailingPath(failing, statements) if failing else None
 
     def frozen_check(self, text: str | None = None) -> FrozenCheck | None:
         """Which frozen regions the original (or `text`) runs: a probed copy of it, run once."""

@@ -19,15 +19,31 @@ presence matters (a decorator that registers it, a metaclass or
 `__init_subclass__` that reads it) misleads the map: its group is refused and
 split, which costs a few candidates, never the result.
 
-`AUTODD_RUN_MAP=off` in the environment turns the map off: for the benchmark and
-the tests that compare the candidates it saves; not a user setting.
+The failing path (`FailingPath`): the original's failure came through the
+frames of its traceback that are in the program's file, outermost first (`main()`,
+`print(run(cfg))` in `main`, ... the failing statement). A statement removal
+that would take away the only copy of one of those statements (the statement
+itself, or one around it: its `def`, its `with`, its loop) leaves the failure
+without its path: it is not proposed at all, in any cycle. Candidates the
+search would spend to learn, level after level, that `main()` and `def main`
+are needed. Inlining, unwrapping and the other passes still work on them (only
+the statement-removal pass leaves them out). Where it misleads: a program whose
+failure could also come through another path (the same check called twice, the
+first call on the stack): the first call stays, the reproducer is as small.
+
+`AUTODD_RUN_MAP=off` in the environment turns the map off (both parts): for
+the benchmark and the tests that compare the candidates it saves; not a user
+setting.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import os
+from dataclasses import dataclass
 
+from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source
 from autodd_lsp.values import ValueLookup
@@ -65,3 +81,30 @@ def _never_ran(source: Source, node: ast.stmt, lookup: ValueLookup) -> bool:
 
 def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+@dataclass(frozen=True)
+class FailingPath:
+    """The original's statements the failure came through (`statements`: indices into `original`)."""
+
+    statements: frozenset[int]
+    original: OriginalStatements
+
+    def crossed_by(self, shadow: str | None, edits: list[Edit]) -> set[int]:
+        """Indices of the edits (statement removals) that take away characters of a failing-path
+        statement's copy in the text whose shadow is `shadow` (its characters' origins,
+        syntax/origin.py); none where origins are unknown."""
+        if shadow is None or not self.statements:
+            return set()
+        held = [offset for offset, char in enumerate(shadow) if ord(char) >= SHADOW_BASE
+                and not self.statements.isdisjoint(self.original.of_offsets((ord(char) - SHADOW_BASE,)))]
+        if not held:
+            return set()
+        return {index for index, edit in enumerate(edits)
+                if any(_holds(held, patch.start, patch.end) for patch in edit.patches)}
+
+
+def _holds(offsets: list[int], start: int, end: int) -> bool:
+    """Some offset (sorted) lies in [start, end)."""
+    at = bisect.bisect_left(offsets, start)
+    return at < len(offsets) and offsets[at] < end

@@ -27,7 +27,7 @@ from autodd_lsp.engine.person import Offers, OfferVerdict, judge_text, offered_s
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans, guard_spans
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
-from autodd_lsp.engine.run_map import map_wanted
+from autodd_lsp.engine.run_map import FailingPath, map_wanted
 from autodd_lsp.engine.seeds import seed_spans
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.texts import Texts
@@ -143,6 +143,9 @@ class Session:
 
     def run_map(self) -> RecordedValues | None:
         return self.recorder.recorded if map_wanted() and self.recorder.done.is_set() else None
+
+    def failing_path(self) -> FailingPath | None:
+        return self.checks.failing_path if map_wanted() else None
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text that fails the same way, with its frozen regions as the rule."""
