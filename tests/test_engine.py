@@ -10,9 +10,11 @@ from autodd_lsp.engine import (
     Event,
     Notice,
     NotReproducible,
+    PassStarted,
     Summary,
     UsageError,
 )
+from autodd_lsp.passes import Group, registered_passes
 from tests.support import (
     SLOW_SENTINEL,
     reduce,
@@ -260,3 +262,35 @@ def test_a_stopped_run_does_not_claim_its_result_failed_the_check():
     unverified = Summary(size, size, "x = 1\n", Stats(), cancelled=False, verified=False).describe()
     assert "not re-run (stopped early)" in stopped and "NOT reproduced" not in stopped
     assert "re-run: NOT reproduced" in unverified
+
+
+@pytest.mark.slow
+def test_polishing_passes_run_once_the_others_change_nothing(program, no_leftovers):
+    """`ReductionPass.polishes`: the passes that polish what stays run one cycle after the others
+    reached their fixpoint (never between them), and their change starts the others again."""
+    path = program("polish.py", (
+        "import os\n\n\n"
+        "def settings():\n    return {'scale': int(os.environ.get('SCALE', '3')), 'name': 'demo' + 'x'}\n\n\n"
+        "def check(values, limit):\n    total = sum(values) * settings()['scale']\n"
+        "    if total > limit:\n        raise ValueError(f'total {total} over {limit}')\n\n\n"
+        "check([1, 2, 3, 4], max(10, 5))\n"
+    ))
+    summary, events = reduce(path, "total 30 over 10")
+    assert summary.verified and "total" in summary.text
+    polishing = {p.name for p in registered_passes() if p.polishes}
+    others = [p.name for p in registered_passes() if not p.polishes and p.group != Group.TIDY]
+    started = [e.name for e in events if isinstance(e, PassStarted)]
+    tidy = {p.name for p in registered_passes() if p.group == Group.TIDY}
+    started = [name for name in started if name not in tidy]
+    assert polishing and started[:len(others)] == others  # a cycle without them comes first
+    rounds = []  # the polishing passes' rounds: each one cycle of them, after the others' cycles
+    for index, name in enumerate(started):
+        if name in polishing and (index == 0 or started[index - 1] not in polishing):
+            rounds.append(index)
+    assert rounds
+    for start in rounds:
+        cycle = [p.name for p in registered_passes() if p.polishes]
+        assert started[start:start + len(cycle)] == cycle
+        before = started[:start]
+        # the others' last cycle before it is complete and whole: their fixpoint's confirming cycle
+        assert before[-len(others):] == others

@@ -2,8 +2,12 @@
 
 import pytest
 
-from autodd_lsp.engine.run_map import SWITCH
+from autodd_lsp.engine.run_map import SWITCH, FailingPath
+from autodd_lsp.passes.base import PassContext, walk_statements
+from autodd_lsp.passes.statements import remove_statement
 from autodd_lsp.search import Halves
+from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow
+from autodd_lsp.syntax.source import Source
 from tests.support import reduce, run_standalone
 
 
@@ -85,3 +89,55 @@ def test_a_map_proposal_that_does_not_reproduce_is_refused(program, no_leftovers
     out = path.parent / "out.py"
     out.write_text(summary.text)
     assert failure in run_standalone(out)
+
+
+FAILING = '''\
+import json
+
+
+def lookup(table, key):
+    note = "looking"
+    if key:
+        for _ in range(1):
+            return table[key]
+    return None
+
+
+def main():
+    table = json.loads('{"a": 1}')
+    print(lookup(table, "b"))
+
+
+main()
+'''
+
+
+def test_the_failing_path_is_the_failing_statement_and_what_holds_it():
+    """Removals that take away the failing statement (`return table[key]`) with what holds it (its
+    loop, its `if`, its `def`) are the ones `FailingPath` names: not the statement alone (a person
+    asks what its removal does), none of their siblings, not the outer frames' calls."""
+    source = Source(FAILING)
+    statements = OriginalStatements(FAILING, source.statement_spans)
+    failing_line = FAILING.splitlines().index("            return table[key]") + 1
+    path = FailingPath(statements.of_line(failing_line), statements)
+    ctx = PassContext(source, [], original=FAILING)
+    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
+    crossed = path.crossed_by(FAILING, identity_shadow(FAILING), edits)
+    removed = {index: FAILING[edit.patches[0].start:edit.patches[0].end].strip().splitlines()[0]
+               for index, edit in enumerate(edits)}
+    assert sorted(removed[i] for i in crossed) == sorted(
+        ["def lookup(table, key):", "if key:", "for _ in range(1):"])
+    # Where the text's origins are unknown, nothing is left out.
+    assert path.crossed_by(FAILING, None, edits) == set()
+
+
+@pytest.mark.slow
+def test_leaving_out_the_failing_path_saves_candidates_with_the_same_result(program, monkeypatch, no_leftovers):
+    path = program("failing_path.py", FAILING)
+    guided, _ = reduce(path, "KeyError: 'b'")
+    monkeypatch.setenv(SWITCH, "off")
+    unguided, _ = reduce(path, "KeyError: 'b'")
+    assert guided.verified and unguided.verified
+    assert guided.text == unguided.text
+    assert 'return table["b"]' in guided.text and "{\"a\": 1}" in guided.text
+    assert guided.stats.candidates_run < unguided.stats.candidates_run

@@ -147,13 +147,13 @@ class Fixpoint:
             if reduction_pass.remembers_needed:
                 edits = [e for e in edits if edit_key(source, e) not in self._needed]
             if edits and reduction_pass.uses_map:
-                edits = self._off_the_path(edits)
+                edits = self._off_the_path(source, edits)
                 mapped, refused = self._map_first(ctx, edits, pool, reduction_pass)
                 if mapped:
                     changed = True
                     ctx = self._context(values if reduction_pass.uses_values else None)
                     source = ctx.source
-                    edits = self._off_the_path([e for e in reduction_pass.edits(ctx, level) or []
+                    edits = self._off_the_path(source, [e for e in reduction_pass.edits(ctx, level) or []
                                                 if respects_frozen(e, ctx.frozen)])
                 edits = [e for e in edits if _what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
@@ -184,10 +184,10 @@ class Fixpoint:
             self._valued_context = replace(context, values=ValueLookup(values, self.host.shadow()))
         return self._valued_context
 
-    def _off_the_path(self, edits: list[Edit]) -> list[Edit]:
-        """`edits` without the removals of statements the original's failure came through (`run_map.py`)."""
+    def _off_the_path(self, source: Source, edits: list[Edit]) -> list[Edit]:
+        """`edits` without the removals of what holds the original's failing statement (`run_map.py`)."""
         path = self.host.failing_path()
-        crossing = set() if path is None else path.crossed_by(self.host.shadow(), edits)
+        crossing = set() if path is None else path.crossed_by(source.text, self.host.shadow(), edits)
         return [edit for index, edit in enumerate(edits) if index not in crossing]
 
     def _map_first(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor,

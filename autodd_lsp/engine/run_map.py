@@ -19,17 +19,16 @@ presence matters (a decorator that registers it, a metaclass or
 `__init_subclass__` that reads it) misleads the map: its group is refused and
 split, which costs a few candidates, never the result.
 
-The failing path (`FailingPath`): the original's failure came through the
-frames of its traceback that are in the program's file, outermost first (`main()`,
-`print(run(cfg))` in `main`, ... the failing statement). A statement removal
-that would take away the only copy of one of those statements (the statement
-itself, or one around it: its `def`, its `with`, its loop) leaves the failure
-without its path: it is not proposed at all, in any cycle. Candidates the
-search would spend to learn, level after level, that `main()` and `def main`
-are needed. Inlining, unwrapping and the other passes still work on them (only
-the statement-removal pass leaves them out). Where it misleads: a program whose
-failure could also come through another path (the same check called twice, the
-first call on the stack): the first call stays, the reproducer is as small.
+The failing path (`FailingPath`): where the rule checks the failure's place,
+a candidate's innermost frame in the program must be on a line whose text came
+from the original's failing statement (oracle/same.py, rule 2). A statement
+removal that takes the copy of that statement away together with other code
+(its loop, its `with`, its `def`, the class around that) can never keep the
+failure: it is not proposed at all, in any cycle. The failing statement alone
+is still tried (what its removal shows is what a person hovering it asks).
+The outer frames (`main()`, the call in `main`) are not left out: once the
+kernel's definition fails by itself, the calls after it are dead code, and
+a reproducer must lose them (tried, they left `run()` and `main()` behind).
 
 `AUTODD_RUN_MAP=off` in the environment turns the map off (both parts): for
 the benchmark and the tests that compare the candidates it saves; not a user
@@ -90,10 +89,12 @@ class FailingPath:
     statements: frozenset[int]
     original: OriginalStatements
 
-    def crossed_by(self, shadow: str | None, edits: list[Edit]) -> set[int]:
-        """Indices of the edits (statement removals) that take away characters of a failing-path
-        statement's copy in the text whose shadow is `shadow` (its characters' origins,
-        syntax/origin.py); none where origins are unknown."""
+    def crossed_by(self, text: str, shadow: str | None, edits: list[Edit]) -> set[int]:
+        """Indices of the edits (statement removals) of `text` that take away a copy of a
+        failing-path statement together with other code: the statements around it. The
+        failing statement alone is still tried (what its removal shows is what a person asks
+        about it). `shadow`: the origins of `text`'s characters (syntax/origin.py); None:
+        unknown, nothing is left out."""
         if shadow is None or not self.statements:
             return set()
         held = [offset for offset, char in enumerate(shadow) if ord(char) >= SHADOW_BASE
@@ -101,10 +102,22 @@ class FailingPath:
         if not held:
             return set()
         return {index for index, edit in enumerate(edits)
-                if any(_holds(held, patch.start, patch.end) for patch in edit.patches)}
+                if any(_holds(held, patch.start, patch.end) and _other_code(text, held, patch.start, patch.end)
+                       for patch in edit.patches)}
 
 
 def _holds(offsets: list[int], start: int, end: int) -> bool:
     """Some offset (sorted) lies in [start, end)."""
     at = bisect.bisect_left(offsets, start)
     return at < len(offsets) and offsets[at] < end
+
+
+def _other_code(text: str, held: list[int], start: int, end: int) -> bool:
+    """[start, end) of `text` has a line of code (not blank, not a comment) with no `held` offset."""
+    line_start = start
+    for line in text[start:end].split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not _holds(held, line_start, line_start + len(line)):
+            return True
+        line_start += len(line) + 1
+    return False
