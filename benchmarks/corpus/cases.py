@@ -366,10 +366,25 @@ def _build_recipe(folder: Path) -> Path:
     return folder / "scale_recipe.py"
 
 
+def _build_netaudit(folder: Path) -> Path:
+    """The network-plan audit with `iniconf.py`, `ipnets.py` and `rulewords.py` beside it: this
+    interpreter's own configparser.py, ipaddress.py and shlex.py, verbatim."""
+    import configparser
+    import inspect
+    import ipaddress
+    import shlex
+
+    shutil.copyfile(CORPUS_DIR / "ladder" / "netaudit" / "netaudit.py", folder / "netaudit.py")
+    for name, module in (("iniconf", configparser), ("ipnets", ipaddress), ("rulewords", shlex)):
+        (folder / f"{name}.py").write_text(inspect.getsource(module))
+    return folder / "netaudit.py"
+
+
 # The size ladder (`benchmarks/ladder.py`, issue 24): real programs of about 100 (the code of a 194-line
-# file), 300, 1,000 and 3,000 lines, the third of them a script with two sibling modules. Two are fetched
-# programs failing as they were (public_avl_tree: the commit before its fix) or as their users make them
-# (argparse_large: an invalid choice), two carry one injected bug (named in their headers).
+# file), 300, 1,000, 2,000 and 3,000 lines (non-blank, every .py file counted), the third and the fifth
+# of them a script over sibling modules (the interpreter's own, verbatim). Two are real programs failing
+# as they were (public_avl_tree: the commit before its fix) or as their users make them (argparse_large:
+# an invalid choice), three carry one injected bug (named in their headers).
 LADDER = [
     Case(
         name="ladder_infix",
@@ -391,6 +406,16 @@ LADDER = [
         builder=_build_recipe,
     ),
     CASES_BY_NAME["argparse_large"],
+    Case(
+        name="ladder_netaudit",
+        err_msg="ValueError: 10.20.10.1/24 has host bits set",
+        timeout=10,
+        description="network-plan audit (a script) over three sibling modules, `iniconf.py`, `ipnets.py` and "
+        "`rulewords.py`: the interpreter's own configparser.py, ipaddress.py and shlex.py; a gateway, an "
+        "interface address put together by the plan's interpolation, goes through the strict ip_network() "
+        "(injected in the script: ip_interface() is what it wants)",
+        builder=_build_netaudit,
+    ),
 ]
 
 # The parallel-efficiency case (`benchmarks/parallel.py`, not in `run.py`'s corpus: at
