@@ -353,31 +353,21 @@ WRONG_ANSWER_CASES = [
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 
-def _build_recipe(folder: Path) -> Path:
-    """The recipe scaler with `rational.py` and `wrapping.py` beside it: this interpreter's own
-    fractions.py and textwrap.py, verbatim."""
-    import fractions
-    import inspect
-    import textwrap
+def _build_over_modules(script: str, modules: dict[str, str]) -> Callable[[Path], Path]:
+    """A script of corpus/ladder/ with sibling modules that are this interpreter's own, verbatim,
+    under other names (`modules`: the sibling's name -> the stdlib module's)."""
 
-    shutil.copyfile(CORPUS_DIR / "ladder" / "recipe" / "scale_recipe.py", folder / "scale_recipe.py")
-    (folder / "rational.py").write_text(inspect.getsource(fractions))
-    (folder / "wrapping.py").write_text(inspect.getsource(textwrap))
-    return folder / "scale_recipe.py"
+    def build(folder: Path) -> Path:
+        import importlib
+        import inspect
 
+        entry = folder / Path(script).name
+        shutil.copyfile(CORPUS_DIR / "ladder" / script, entry)
+        for name, module in modules.items():
+            (folder / f"{name}.py").write_text(inspect.getsource(importlib.import_module(module)))
+        return entry
 
-def _build_netaudit(folder: Path) -> Path:
-    """The network-plan audit with `iniconf.py`, `ipnets.py` and `rulewords.py` beside it: this
-    interpreter's own configparser.py, ipaddress.py and shlex.py, verbatim."""
-    import configparser
-    import inspect
-    import ipaddress
-    import shlex
-
-    shutil.copyfile(CORPUS_DIR / "ladder" / "netaudit" / "netaudit.py", folder / "netaudit.py")
-    for name, module in (("iniconf", configparser), ("ipnets", ipaddress), ("rulewords", shlex)):
-        (folder / f"{name}.py").write_text(inspect.getsource(module))
-    return folder / "netaudit.py"
+    return build
 
 
 # The size ladder (`benchmarks/ladder.py`, issue 24): real programs of about 100 (the code of a 194-line
@@ -403,7 +393,7 @@ LADDER = [
         description="recipe scaler (a script) over two sibling modules, `rational.py` and `wrapping.py`: the "
         "interpreter's own fractions.py and textwrap.py; a mixed number reaches Fraction() whole (injected in "
         "the script)",
-        builder=_build_recipe,
+        builder=_build_over_modules("recipe/scale_recipe.py", {"rational": "fractions", "wrapping": "textwrap"}),
     ),
     CASES_BY_NAME["argparse_large"],
     Case(
@@ -414,7 +404,8 @@ LADDER = [
         "`rulewords.py`: the interpreter's own configparser.py, ipaddress.py and shlex.py; a gateway, an "
         "interface address put together by the plan's interpolation, goes through the strict ip_network() "
         "(injected in the script: ip_interface() is what it wants)",
-        builder=_build_netaudit,
+        builder=_build_over_modules("netaudit/netaudit.py",
+                                    {"iniconf": "configparser", "ipnets": "ipaddress", "rulewords": "shlex"}),
     ),
 ]
 
