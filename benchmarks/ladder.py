@@ -4,7 +4,7 @@
     python benchmarks/ladder.py --report-only [--out DIR]     # redraw ladder.md and the plot from ladder.json
 
 Runs our tool at -j 1 on each rung of `cases.LADDER` (real programs of about 100,
-300, 1,000 and 3,000 lines, one of them a script with a sibling module) through
+300, 1,000, 2,000 and 3,000 lines, two of them a script over sibling modules) through
 run.py's own `run_case`: a private copy of the program, the wall-clock cap (a rung
 must finish within 10 minutes), the summary's candidate count, the output's size
 and its standalone check. Beside it, the program's own run: the median of

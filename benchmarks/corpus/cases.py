@@ -353,23 +353,28 @@ WRONG_ANSWER_CASES = [
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 
-def _build_recipe(folder: Path) -> Path:
-    """The recipe scaler with `rational.py` and `wrapping.py` beside it: this interpreter's own
-    fractions.py and textwrap.py, verbatim."""
-    import fractions
-    import inspect
-    import textwrap
+def _build_over_modules(script: str, modules: dict[str, str]) -> Callable[[Path], Path]:
+    """A script of corpus/ladder/ with sibling modules that are this interpreter's own, verbatim,
+    under other names (`modules`: the sibling's name -> the stdlib module's)."""
 
-    shutil.copyfile(CORPUS_DIR / "ladder" / "recipe" / "scale_recipe.py", folder / "scale_recipe.py")
-    (folder / "rational.py").write_text(inspect.getsource(fractions))
-    (folder / "wrapping.py").write_text(inspect.getsource(textwrap))
-    return folder / "scale_recipe.py"
+    def build(folder: Path) -> Path:
+        import importlib
+        import inspect
+
+        entry = folder / Path(script).name
+        shutil.copyfile(CORPUS_DIR / "ladder" / script, entry)
+        for name, module in modules.items():
+            (folder / f"{name}.py").write_text(inspect.getsource(importlib.import_module(module)))
+        return entry
+
+    return build
 
 
 # The size ladder (`benchmarks/ladder.py`, issue 24): real programs of about 100 (the code of a 194-line
-# file), 300, 1,000 and 3,000 lines, the third of them a script with two sibling modules. Two are fetched
-# programs failing as they were (public_avl_tree: the commit before its fix) or as their users make them
-# (argparse_large: an invalid choice), two carry one injected bug (named in their headers).
+# file), 300, 1,000, 2,000 and 3,000 lines (non-blank, every .py file counted), the third and the fifth
+# of them a script over sibling modules (the interpreter's own, verbatim). Two are real programs failing
+# as they were (public_avl_tree: the commit before its fix) or as their users make them (argparse_large:
+# an invalid choice), three carry one injected bug (named in their headers).
 LADDER = [
     Case(
         name="ladder_infix",
@@ -388,9 +393,20 @@ LADDER = [
         description="recipe scaler (a script) over two sibling modules, `rational.py` and `wrapping.py`: the "
         "interpreter's own fractions.py and textwrap.py; a mixed number reaches Fraction() whole (injected in "
         "the script)",
-        builder=_build_recipe,
+        builder=_build_over_modules("recipe/scale_recipe.py", {"rational": "fractions", "wrapping": "textwrap"}),
     ),
     CASES_BY_NAME["argparse_large"],
+    Case(
+        name="ladder_netaudit",
+        err_msg="ValueError: 10.20.10.1/24 has host bits set",
+        timeout=10,
+        description="network-plan audit (a script) over three sibling modules, `iniconf.py`, `ipnets.py` and "
+        "`rulewords.py`: the interpreter's own configparser.py, ipaddress.py and shlex.py; a gateway, an "
+        "interface address put together by the plan's interpolation, goes through the strict ip_network() "
+        "(injected in the script: ip_interface() is what it wants)",
+        builder=_build_over_modules("netaudit/netaudit.py",
+                                    {"iniconf": "configparser", "ipnets": "ipaddress", "rulewords": "shlex"}),
+    ),
 ]
 
 # The parallel-efficiency case (`benchmarks/parallel.py`, not in `run.py`'s corpus: at

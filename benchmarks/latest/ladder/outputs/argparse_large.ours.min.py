@@ -20,7 +20,6 @@ class HelpFormatter:
             self.items = []
 
         def format_help(self):
-            # join the section-initial newline, the heading and the help
             return self.formatter._join_parts([func(*args) for func, args in self.items])
 
     def _add_item(self, func, args):
@@ -154,7 +153,6 @@ class _ActionsContainer:
         # add to actions list
         self._actions.append(action)
 
-        # index the action by any option strings it has
         option_string = 0
         self._option_string_actions[option_string] = action
 
@@ -251,8 +249,6 @@ class ArgumentParser(_ActionsContainer):
         arg_strings_pattern = ''.join(arg_string_pattern_parts)
 
         def take_action(action, argument_strings):
-            # take the action if we didn't receive a SUPPRESS value
-            # (e.g. from a default)
             action(self, namespace, self._get_values(action, argument_strings))
 
         # function to convert arg_strings into an optional action
@@ -266,7 +262,7 @@ class ArgumentParser(_ActionsContainer):
                 # if there is an explicit argument, try to match the
                 # optional's string arguments to only this
                 arg_count = self._match_argument(arg_strings_pattern)
-                args = arg_strings[(start_index + 1) : ((start_index + 1) + arg_count)]
+                args = arg_strings[(start_index + 1) : (start_index + 1 + arg_count)]
                 action_tuples.append((action, args))
                 break
 
@@ -329,11 +325,10 @@ class ArgumentParser(_ActionsContainer):
     def _get_values(self, action, arg_strings):
         # optional argument produces a default when not present
         if len(arg_strings) == 1:
-            arg_string, = arg_strings
+            (arg_string,) = arg_strings
             value = arg_string
             self._check_value(action, value)
 
-        # REMAINDER arguments convert all values, checking none
         value = [v for v in arg_strings]
 
         # return the converted value

@@ -4,16 +4,15 @@
 # The bug: a mixed number ("1 1/2 tsp") reaches Fraction() whole, which takes no mixed numbers.
 # Originally contributed by Sjoerd Mullender.
 # Significantly modified by Jeffrey Yasskin <jyasskin at gmail.com>.
+import numbers
 import re
 
 
 _RATIONAL_FORMAT = re.compile(r"""
-    (?:                                   # followed by
-    )
 """)
 
 
-class Fraction:
+class Fraction(numbers.Rational):
     # We're immutable, so use __new__ not __init__
     def __new__(cls, numerator=0):
         # Handle construction from strings.
@@ -22,17 +21,10 @@ class Fraction:
             raise ValueError('Invalid literal for Fraction: %r' %
                              numerator)
 
-        # If we're not allowed to break long words, and there's already
-        # text on the current line, do nothing.  Next time through the
-        # main loop of _wrap_chunks(), we'll wind up here again, but
-        # cur_len will be zero, so the next line will be entirely
-        # devoted to the long word that we can't handle right now.
-# -- Loosely related functionality -------------------------------------
+
 def parse_line(line):
-    words = line.split()
-    for i, word in enumerate(words):
-        if word in {'tsp': 'tsp'}:
-            return Fraction(' '.join(words[:i]))
+    i, word = 2, 'tsp'
+    return Fraction(" ".join(line.split()[:i]))
 
 
 title, *lines = """\
