@@ -100,9 +100,11 @@ class Fixpoint:
         while adopted and not host.cancelled:
             changed = cycles
             cycles = True  # an adopted text is reduced in full
-            while changed and not host.cancelled:  # the polishing passes' changes start the others again
-                self._cycles([p for p in passes if not p.polishes], groups, pool)
-                changed = self._cycles([p for p in passes if p.polishes], groups, pool, once=True)
+            first = True  # the first cycle goes without the polishing passes
+            while changed and not host.cancelled:
+                members = [p for p in passes if not (first and p.polishes)]
+                changed = self._cycles(members, groups, pool, once=True) or first
+                first = False
             for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
                 self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
