@@ -3,10 +3,12 @@
 The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in
 order, again and again, until a cycle changes nothing; the passes that polish
 what stays (`ReductionPass.polishes`: a call by its argument, shorter literals,
-fewer elements) are left out of those cycles and run one cycle after them:
-their candidates are wasted on code the others would remove (a harness, the
-config class whose values replaced it). When they change something, the cycles
-start again. Then the tidy passes run once. A person's text, adopted between
+fewer elements) are left out of the first cycle, which removes the bulk: their
+candidates there went to code the others remove (a harness, the config class
+whose values replace it). Left out of every cycle until the others settle,
+they cost more than they saved: each of their changes made the statement pass
+confirm every statement again (`notes/parallelism.md`). Then the tidy passes
+run once. A person's text, adopted between
 groups (`FixpointHost.adopt_offer`), starts the cycle again from it; one
 adopted after the tidy passes starts the whole loop again. Each pass proposes edits on the best text, level by level
 for passes with levels (outer statements first, re-parsing in between); edits

@@ -135,8 +135,8 @@ class ReductionPass:
     # is not tried again.
     remembers_needed: bool = False
     # Passes that polish what stays (a call by its argument, a shorter literal, one element
-    # less) run only once the other passes change nothing: on code that is going anyway
-    # (a harness, a config class its values replace) their candidates are wasted.
+    # less) sit out the fixpoint's first cycle: on code that is going anyway (a harness, a
+    # config class its values replace) their candidates are wasted.
     polishes: bool = False
     # ProbDD's first guess of the share of edits that are needed; the engine
     # replaces it by what it observed in this pass's previous round.
