@@ -10,11 +10,9 @@ from autodd_lsp.engine import (
     Event,
     Notice,
     NotReproducible,
-    PassStarted,
     Summary,
     UsageError,
 )
-from autodd_lsp.passes import Group, registered_passes
 from tests.support import (
     SLOW_SENTINEL,
     reduce,
@@ -262,27 +260,3 @@ def test_a_stopped_run_does_not_claim_its_result_failed_the_check():
     unverified = Summary(size, size, "x = 1\n", Stats(), cancelled=False, verified=False).describe()
     assert "not re-run (stopped early)" in stopped and "NOT reproduced" not in stopped
     assert "re-run: NOT reproduced" in unverified
-
-
-@pytest.mark.slow
-def test_polishing_passes_sit_out_the_first_cycle(program, no_leftovers):
-    """`ReductionPass.polishes`: the fixpoint's first cycle runs the other passes only; the
-    polishing passes run in the cycles after it, which still end with a cycle of all."""
-    path = program("polish.py", (
-        "import os\n\n\n"
-        "def settings():\n    return {'scale': int(os.environ.get('SCALE', '3')), 'name': 'demo' + 'x'}\n\n\n"
-        "def check(values, limit):\n    total = sum(values) * settings()['scale']\n"
-        "    if total > limit:\n        raise ValueError(f'total {total} over {limit}')\n\n\n"
-        "check([1, 2, 3, 4], max(10, 5))\n"
-    ))
-    summary, events = reduce(path, "total 30 over 10")
-    assert summary.verified and "total" in summary.text
-    cycle = [p.name for p in registered_passes() if p.group != Group.TIDY]
-    others = [p.name for p in registered_passes() if not p.polishes and p.group != Group.TIDY]
-    tidy = {p.name for p in registered_passes() if p.group == Group.TIDY}
-    started = [e.name for e in events if isinstance(e, PassStarted) and e.name not in tidy]
-    assert len(others) < len(cycle)
-    assert started[:len(others)] == others  # the first cycle, without them
-    rest = started[len(others):]
-    assert rest and len(rest) % len(cycle) == 0
-    assert all(rest[i:i + len(cycle)] == cycle for i in range(0, len(rest), len(cycle)))

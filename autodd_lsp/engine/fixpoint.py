@@ -1,23 +1,17 @@
 """The fixpoint over pass groups: run them in order until a whole cycle changes nothing.
 
 The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in
-order, again and again, until a cycle changes nothing; the passes that polish
-what stays (`ReductionPass.polishes`: a call by its argument, shorter literals,
-fewer elements) are left out of the first cycle, which removes the bulk: their
-candidates there went to code the others remove (a harness, the config class
-whose values replace it). Left out of every cycle until the others settle,
-they cost more than they saved: each of their changes made the statement pass
-confirm every statement again (`notes/parallelism.md`). Then the tidy passes
-run once. A person's text, adopted between
-groups (`FixpointHost.adopt_offer`), starts the cycle again from it; one
-adopted after the tidy passes starts the whole loop again. Each pass proposes edits on the best text, level by level
+order, again and again, until a cycle changes nothing; then the tidy passes
+run once. A person's text, adopted between groups (`FixpointHost.adopt_offer`),
+starts the cycle again from it; one adopted after the tidy passes starts the
+whole loop again. Each pass proposes edits on the best text, level by level
 for passes with levels (outer statements first, re-parsing in between); edits
 that would change frozen code are dropped (`protection.py`), and so are the
 edits of a fine-grained pass found needed before on lines that have not changed
 since (`edit_key`). Each remaining set is searched by `pass_search.PassSearch`.
 ProbDD's prior for a pass is the share of its edits found needed in its
 previous round. For a pass that removes statements (`uses_map`), the removals
-of statements the original's failure came through are not proposed, and the
+of what holds the original's failing statement are not proposed, and the
 edits that remove only code the original never ran are tried first, together,
 then by halves (`run_map.py`); those refused one by one are left out of the
 search of the rest at that level.
@@ -102,31 +96,17 @@ class Fixpoint:
         while adopted and not host.cancelled:
             changed = cycles
             cycles = True  # an adopted text is reduced in full
-            first = True  # the first cycle goes without the polishing passes
             while changed and not host.cancelled:
-                members = [p for p in passes if not (first and p.polishes)]
-                changed = self._cycles(members, groups, pool, once=True) or first
-                first = False
+                changed = False
+                for group in groups:
+                    members = [p for p in passes if p.group == group]
+                    changed |= self._run_group(members, pool)
+                    if host.adopt_offer():
+                        changed = True
+                        break  # the cycle starts again from the person's text
             for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
                 self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
-
-    def _cycles(self, members: list[ReductionPass], groups: list[Group], pool: ThreadPoolExecutor,
-                once: bool = False) -> bool:
-        """`members`, group by group, cycle after cycle until one changes nothing (`once`: one
-        cycle); whether anything changed. A person's text adopted counts as a change."""
-        changed = False
-        while not self.host.cancelled:
-            again = False
-            for group in groups:
-                again |= self._run_group([p for p in members if p.group == group], pool)
-                if self.host.adopt_offer():
-                    again = True
-                    break  # the cycle starts again from the person's text
-            changed |= again
-            if once or not again:
-                return changed
-        return changed
 
     def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
         changed = False

@@ -134,10 +134,6 @@ class ReductionPass:
     # cycles an edit that was needed before, on lines that have not changed since,
     # is not tried again.
     remembers_needed: bool = False
-    # Passes that polish what stays (a call by its argument, a shorter literal, one element
-    # less) sit out the fixpoint's first cycle: on code that is going anyway (a harness, a
-    # config class its values replace) their candidates are wasted.
-    polishes: bool = False
     # ProbDD's first guess of the share of edits that are needed; the engine
     # replaces it by what it observed in this pass's previous round.
     prior: float = 0.1

@@ -83,7 +83,6 @@ class RemoveElements(ReductionPass):
     order = 1
 
     remembers_needed = True
-    polishes = True
     prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:

@@ -144,7 +144,6 @@ class ReplaceWithPart(ReductionPass):
     order = 0
 
     remembers_needed = True
-    polishes = True
     prior = 0.4
 
     uses_values = True

@@ -36,7 +36,6 @@ class ShrinkLiterals(ReductionPass):
     group = Group.SLOW
 
     remembers_needed = True
-    polishes = True
     prior = 0.4
 
     def propose(self, ctx: PassContext) -> list[Edit]:
