@@ -27,7 +27,7 @@ saying so once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autodd_lsp.oracle.failure import Match, matching_lines
 from autodd_lsp.oracle.normalize import normalize_line
@@ -44,9 +44,6 @@ class Place:
     # A crash's innermost native frame outside the runtime, when its dump shows one
     # (`signals.py`): its binary's base name and `symbol+offset`.
     native_frame: tuple[str, str] | None = None
-    # Lines of every frame in the program's file, outermost first: where the failure came
-    # through (not compared: the rules above look at the innermost frames only).
-    program_stack: tuple[int, ...] = field(default=(), compare=False)
 
     def describe(self) -> str:
         parts = []
@@ -68,14 +65,12 @@ class Observation:
 
 def place_of(frames: Iterable[Frame], is_program: Callable[[str], bool]) -> Place:
     library = program = None
-    stack: list[int] = []
     for frame in frames:  # outermost first: the last one seen is the innermost
         if is_program(frame.file):
             program = frame.line
-            stack.append(frame.line)
         else:
             library = (frame.file, frame.line)
-    return Place(library, program, program_stack=tuple(stack))
+    return Place(library, program)
 
 
 # Output lines -> the place of each line that has one (by index), given what is the program.

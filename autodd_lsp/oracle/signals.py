@@ -138,7 +138,7 @@ def fault_places(lines: list[str], is_program: Callable[[str], bool]) -> dict[in
         first_program = next((i for i, frame in enumerate(outermost_first) if is_program(frame.file)), 0)
         # Frames outside the program's outermost one ran it (a warm runner's own): not the failure's.
         place = place_of(outermost_first[first_program:], is_program)
-        places[start] = Place(place.library_frame, place.program_line, native, place.program_stack)
+        places[start] = Place(place.library_frame, place.program_line, native)
     return places
 
 
