@@ -206,3 +206,34 @@ def _found(record, name):
     elif isinstance(record, list):
         for item in record:
             yield from _found(item, name)
+
+
+NESTED_CHECK = '''\
+def network(text, strict=True):
+    address, prefix = text.split("/")
+    packed = sum(int(part) << (8 * (3 - i)) for i, part in enumerate(address.split(".")))
+    mask = (0xFFFFFFFF << (32 - int(prefix))) & 0xFFFFFFFF
+    if packed & mask != packed:
+        if strict:
+            raise ValueError(f"{text} has host bits set")
+        packed &= mask
+    return packed, mask
+
+
+plan = {"office": "10.20.10.0/24", "gateway": "10.20.10.1/24"}
+for name, value in plan.items():
+    print(name, network(value))
+'''
+
+
+@pytest.mark.slow
+def test_the_ifs_around_the_programs_own_check_keep_their_tests(program, tmp_path):
+    """`if packed & mask != packed: if strict: raise ...`: protecting `strict` alone let the
+    reduction drop the host-bits test and keep a raise that fires for every address."""
+    path = program("hostbits.py", NESTED_CHECK)
+    summary, _ = reduce(path, "has host bits set")
+    assert summary.verified, summary.describe()
+    tests = {ast.unparse(n.test) for n in ast.walk(ast.parse(summary.text)) if isinstance(n, ast.If)}
+    assert {"packed & mask != packed", "strict"} <= tests, summary.text
+    assert "10.20.10.1/24" in summary.text
+    assert "has host bits set" in standalone(tmp_path, summary.text)

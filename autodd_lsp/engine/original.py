@@ -53,7 +53,7 @@ from autodd_lsp.engine.passing_side import PassingSide
 from autodd_lsp.engine.protection import (
     frozen_fingerprint,
     frozen_spans,
-    own_check_test,
+    own_check_tests,
 )
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
@@ -95,8 +95,8 @@ class OriginalChecks:
         self.keep_seeds = False  # the seeding calls are protected (seeds.py), set by check()
         self.passing = passing  # side A of --passes-with (passing_side.py)
         self.original_comparison: dict[str, Any] | None = None  # the failing comparison's record (operand_rule.py)
-        # The test of the program's own check that raises the failure, in the original: protected (protection.py).
-        self.own_check: tuple[int, int] | None = None
+        # The tests of the program's own check that raises the failure and of the ifs around it, in the original: protected (protection.py).
+        self.own_check: list[tuple[int, int]] = []
         # The original's statements the failure came through, when the rule checks its place (run_map.py).
         self.failing_path: FailingPath | None = None
 
@@ -158,7 +158,7 @@ class OriginalChecks:
         self.rule = spec.rules.rule(oracle, options.match, first)
         if options.match == "same" and first is not None and first.place is not None \
                 and first.place.program_line is not None:
-            self.own_check = own_check_test(Source(text, self.texts.tree), first.place.program_line)
+            self.own_check = own_check_tests(Source(text, self.texts.tree), first.place.program_line)
 
         def shows(result: RunResult) -> bool:
             return not result.cancelled and oracle.accepts(result, text)

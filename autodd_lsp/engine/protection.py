@@ -6,8 +6,8 @@ touches lies inside a span the edit keeps (and re-renders unchanged).
 
 Besides the user's frozen regions, two implicit protections are kept the same
 way, recomputed from each text: the seeding calls (`seeds.py`) and the test of
-the program's own check that raises the failure (`own_check_test`,
-`guard_spans`). Without the latter, a program that raises its failure itself
+the program's own check that raises the failure, with the `if`s around it in its
+function (`own_check_tests`, `guard_spans`). Without the latter, a program that raises its failure itself
 (`if f != expected: raise AssertionError(...)`) reduces to the bare `raise`: the
 same line from the same place, and nothing of what made it fire.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from autodd_lsp.freeze import parse_freeze
-from autodd_lsp.inlining.checks import raising_check
+from autodd_lsp.inlining.checks import guarding_ifs, raising_check
 from autodd_lsp.syntax.origin import SHADOW_BASE
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
@@ -82,14 +82,16 @@ def frozen_fingerprint(text: str) -> tuple | None:
     return tuple(sorted(pieces))
 
 
-def own_check_test(source: Source, line: int) -> Span | None:
-    """The span of the test of the check that raises at `line` (`inlining/checks.raising_check`): an
-    `assert`'s test or the guarding `if`'s; None when the failure is not the program's own `raise`
-    or `assert`, or no `if` guards it."""
+def own_check_tests(source: Source, line: int) -> list[Span]:
+    """The spans of the tests of the check that raises at `line` (`inlining/checks.raising_check`:
+    an `assert`'s test or the guarding `if`'s) and of the other `if`s around it in its function
+    (`guarding_ifs`); empty when the failure is not the program's own `raise` or `assert`."""
     check = raising_check(source.tree, line)
-    if not isinstance(check, (ast.If, ast.Assert)):
-        return None
-    return source.span(check.test)
+    if check is None:
+        return []
+    tests = [check.test] if isinstance(check, ast.Assert) else []
+    tests += [node.test for node in guarding_ifs(source.tree, line)]
+    return [source.span(test) for test in tests]
 
 
 def guard_spans(source: Source, shadow: str | None, original_test: Span) -> list[Span]:

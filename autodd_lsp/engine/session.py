@@ -83,9 +83,8 @@ class Session:
 
     def protected(self, source: Source) -> list[Span]:
         """What no pass may touch: frozen code, the seeding calls of a deterministic failure (seeds.py),
-        and the test of the program's own check that raises the failure (protection.guard_spans)."""
-        own_check = self.checks.own_check
-        guards = guard_spans(source, self.texts.shadow, own_check) if own_check is not None else []
+        and the tests of the program's own check that raises the failure (protection.guard_spans)."""
+        guards = [span for test in self.checks.own_check for span in guard_spans(source, self.texts.shadow, test)]
         return frozen_spans(source) + (seed_spans(source) if self.checks.keep_seeds else []) + guards
 
     def new_cancel_event(self) -> Cancel:

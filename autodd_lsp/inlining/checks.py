@@ -14,7 +14,11 @@ raises.
 
 `raising_check` is the one home of "the check that raises the failure": the
 engine protects the same statement's test in the program's own code
-(`engine/protection.guard_spans`), without a comment.
+(`engine/protection.guard_spans`), without a comment, and the tests of the
+other `if`s around it in its function (`guarding_ifs`): in
+`if packed & mask != packed: if strict: raise ValueError(...)`, `strict` alone
+would let the reduction drop the host-bits test and keep a `raise` that fires
+for every address.
 """
 
 from __future__ import annotations
@@ -62,6 +66,21 @@ def raising_check(tree: ast.Module, line: int) -> ast.stmt | None:
         if isinstance(node, ast.If):
             return node
     return check
+
+
+def guarding_ifs(tree: ast.Module, line: int) -> list[ast.If]:
+    """The `if`s around the `raise` or `assert` at `line` in its function, innermost first
+    (empty when no `raise`/`assert` spans `line`)."""
+    chain = _chain(tree, line)
+    if not chain or not isinstance(chain[-1], (ast.Raise, ast.Assert)):
+        return []
+    found = []
+    for node in reversed(chain[:-1]):
+        if isinstance(node, _SCOPES):
+            break
+        if isinstance(node, ast.If):
+            found.append(node)
+    return found
 
 
 def _chain(node: ast.AST, line: int) -> list[ast.AST]:
