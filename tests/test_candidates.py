@@ -14,8 +14,8 @@ pytestmark = pytest.mark.slow  # every test here starts an interpreter
 FAILING = "raise ValueError('boom')\n"
 
 
-def make_tester(tmp_path, jobs=1):
-    backend = create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=jobs)
+def make_tester(tmp_path, jobs=1, wrap=lambda backend: backend):
+    backend = wrap(create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=jobs))
     slots = JobSlots(jobs + 1, "candidate.py")
     tester = CandidateTester(backend, slots, jobs)
     original = tester.run(FAILING, 30, tester.new_cancel_event())
@@ -37,6 +37,37 @@ def test_an_interesting_verdict_cancels_every_later_candidate_before_it_runs(tmp
         assert not fresh.is_set()
         assert tester.test("raise ValueError('boom!')\n", fresh)
         assert tester.counters.candidates_run == runs + 1
+    finally:
+        backend.close()
+        slots.remove()
+
+
+class LateCancel:
+    """The real backend, whose runs end before the cancel meant for them lands (a Ray run
+    looks at its flag every 50 ms): the flag is set just after the run ended."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def run(self, path, timeout, cancel=None, code=None, learn_imports=False):
+        result = self.backend.run(path, timeout, cancel, code, learn_imports=learn_imports)
+        if cancel is not None:
+            cancel.set()
+        return result
+
+
+def test_a_stale_candidate_that_still_fails_cancels_nothing(tmp_path):
+    """Cancelled (thrown away by its search) after its run ended interesting: the candidates
+    after it are not cancelled by it. They were once: on a Ray cluster the next search's
+    head came back cancelled, taken as a rejection, and the output differed from -j 1's."""
+    tester, backend, slots = make_tester(tmp_path, wrap=LateCancel)
+    try:
+        stale, later = tester.new_cancel_event(), tester.new_cancel_event()
+        tester.test(FAILING, stale)
+        assert stale.is_set() and not later.is_set()
     finally:
         backend.close()
         slots.remove()

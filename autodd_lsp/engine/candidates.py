@@ -383,7 +383,7 @@ class CandidateTester:
                 elif decision and frozen is not None:
                     decision = self._frozen_ran(path, text, cancel)  # None: the probe was cancelled
                     runs += 1
-                if decision:
+                if decision and not cancel.is_set():  # a stale candidate's later ones are stale already
                     self._cancel_later_than(cancel)
                 return _Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
 

@@ -151,7 +151,7 @@ class PassSearch:
             strategy: Strategy = Halves(len(self.edits)) if self.together else ProbDD(len(self.edits), prior=self.prior)
             search(
                 strategy, self.test, pool, host.jobs, self.on_accept, host.interrupted, host.tick,
-                new_event=host.new_cancel_event, on_discard=host.discarded,
+                new_event=host.new_chain(), on_discard=host.discarded,  # a chain of its own (candidates.py)
             )
             self.applied, self.needed = strategy.applied, strategy.open_or_needed()
         else:  # independent top-level statements: one chain each, then a merge (search/regions.py)
