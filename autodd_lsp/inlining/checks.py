@@ -60,12 +60,8 @@ def raising_check(tree: ast.Module, line: int) -> ast.stmt | None:
     check = chain[-1]
     if isinstance(check, ast.Assert):
         return check
-    for node in reversed(chain[:-1]):
-        if isinstance(node, _SCOPES):
-            break
-        if isinstance(node, ast.If):
-            return node
-    return check
+    ifs = guarding_ifs(tree, line)
+    return ifs[0] if ifs else check
 
 
 def guarding_ifs(tree: ast.Module, line: int) -> list[ast.If]:
