@@ -69,6 +69,15 @@ def test_flatten_for_keeps_one_iteration():
     assert "i = 0\nuse(i)\n" in single_edit_results("flatten compound statements", text)
 
 
+def test_flatten_for_over_items_written_out_offers_the_first():
+    """Without a record of what the body read (code inlined from a module has none), a loop
+    over a list written out still flattens to its first iteration's value."""
+    text = "for m, n in [(4096, 64), (1024, 32)]:\n    use(m, n)\n"
+    results = single_edit_results("flatten compound statements", text)
+    assert "m, n = (4096, 64)\nuse(m, n)\n" in results
+    assert "m, n = 0, 0\nuse(m, n)\n" in results
+
+
 def test_flatten_with_try_def_class():
     text = (
         "with open(p) as fh:\n    read(fh)\n"

@@ -1,13 +1,16 @@
 """The original's run as a map: code that never ran is proposed for removal first (engine/run_map.py)."""
 
+import ast
+
 import pytest
 
-from autodd_lsp.engine.run_map import SWITCH, FailingPath
+from autodd_lsp.engine.run_map import SWITCH, FailingPath, read_by_the_run
 from autodd_lsp.passes.base import PassContext, walk_statements
 from autodd_lsp.passes.statements import remove_statement
 from autodd_lsp.search import Halves
 from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow
 from autodd_lsp.syntax.source import Source
+from autodd_lsp.values import RecordedValues, ValueLookup
 from tests.support import reduce, run_standalone
 
 
@@ -140,4 +143,114 @@ def test_leaving_out_the_failing_path_saves_candidates_with_the_same_result(prog
     assert guided.verified and unguided.verified
     assert guided.text == unguided.text
     assert 'return table["b"]' in guided.text and "{\"a\": 1}" in guided.text
+    assert guided.stats.candidates_run < unguided.stats.candidates_run
+
+
+READ = '''\
+import json
+import os
+
+LIMIT = 3
+UNUSED = 4
+TIMEOUT = 1
+TIMEOUT = 2
+
+
+class Settings:
+    retries = 2
+
+
+def fetch(settings):
+    data = json.loads("[1, 2]")
+    if os.environ.get("NEVER_SET"):
+        print(UNUSED)
+    return data[settings.retries + LIMIT + TIMEOUT]
+
+
+fetch(Settings())
+'''
+
+
+def test_the_bindings_the_run_read_from_code_that_stays_are_named():
+    """`read_by_the_run` names the removals of a binding (import, assignment, class, class
+    attribute, def) that a statement left in place read in the original's run; not a binding
+    read only by code that never ran (`UNUSED`), not one of two (`TIMEOUT`), nor statements
+    that bind nothing."""
+    source = Source(READ)
+    never = READ.index("print(UNUSED)")
+    ran = {source.span(node)[0]: source.span(node)[0] != never
+           for node in ast.walk(source.tree) if isinstance(node, ast.stmt)}
+    lookup = ValueLookup(RecordedValues({}, {}, ran), identity_shadow(READ))
+    ctx = PassContext(source, [], original=READ)
+    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
+    first_lines = [READ[edit.patches[0].start:edit.patches[0].end].strip().splitlines()[0] for edit in edits]
+    named = sorted(first_lines[i] for i in read_by_the_run(source, edits, lookup))
+    assert named == sorted(["import json", "import os", "LIMIT = 3", "class Settings:", "retries = 2",
+                            "def fetch(settings):", 'data = json.loads("[1, 2]")'])
+
+
+SHADOWED = '''\
+def max(values):  # the program's own, shadowing the builtin: the same answer here
+    best = values[0]
+    for value in values[1:]:
+        if value > best:
+            best = value
+    return best
+
+
+limit = max([1, 2, 3]) - max([0, 1])  # autodd: freeze
+print([10, 20][limit + 1])
+'''
+
+
+@pytest.mark.slow
+def test_a_binding_the_run_read_is_still_removed_when_it_can_go(program, no_leftovers):
+    """The frozen line reads `max`, so removing `def max` waits for a cycle that confirms (it
+    looks like a NameError to come): there it is tried, and it goes (the builtin answers)."""
+    path = program("shadowed.py", SHADOWED)
+    summary, _ = reduce(path, "IndexError: list index out of range")
+    assert summary.verified
+    assert "def max" not in summary.text and "limit = max([1, 2, 3]) - max([0, 1])" in summary.text
+
+
+CONSTANTS = '''\
+import json
+import os
+
+LIMIT = 3
+RETRY_DEFAULT = 2
+
+
+class Settings:
+    retries = RETRY_DEFAULT
+
+    def __init__(self, retries):
+        self.retries = retries
+
+
+def fetch(settings, limit):
+    data = json.loads(os.environ.get("FETCH_DATA", "[1, 2, 3]"))
+    for attempt in range(settings.retries):
+        if attempt >= limit:
+            break
+    return data[settings.retries + limit]
+
+
+def main():
+    settings = Settings(1)
+    print(fetch(settings, LIMIT))
+
+
+main()
+'''
+
+
+@pytest.mark.slow
+def test_waiting_with_what_the_run_read_saves_candidates_with_the_same_result(program, monkeypatch, no_leftovers):
+    path = program("constants.py", CONSTANTS)
+    guided, _ = reduce(path, "IndexError: list index out of range")
+    monkeypatch.setenv(SWITCH, "off")
+    unguided, _ = reduce(path, "IndexError: list index out of range")
+    assert guided.verified and unguided.verified
+    assert guided.text == unguided.text
     assert guided.stats.candidates_run < unguided.stats.candidates_run

@@ -14,7 +14,13 @@ previous round. For a pass that removes statements (`uses_map`), the removals
 of what holds the original's failing statement are not proposed, and the
 edits that remove only code the original never ran are tried first, together,
 then by halves (`run_map.py`); those refused one by one are left out of the
-search of the rest at that level.
+search of the rest at that level. The removals of a binding that the original's
+run read from code that stays (`run_map.read_by_the_run`: `import os` while
+`os.environ` is read) are likely refused until that code goes: they are left
+out of every cycle until one changes nothing, and then tried in a cycle that
+confirms (each alone, after the rest); a removal that cycle accepts starts
+the cycles again. So the fixpoint is the same kind as without them: a cycle
+that tried every edit and changed nothing.
 
 Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
 The same loop serves the engine and the library (`library.py`): what differs
@@ -29,11 +35,13 @@ from typing import Protocol
 
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
-from autodd_lsp.engine.run_map import FailingPath, never_ran
+from autodd_lsp.engine.run_map import FailingPath, never_ran, read_by_the_run
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import RecordedValues, ValueLookup
+
+LIKELY_NEEDED = 0.6  # ProbDD's prior for removing what the run read: tried alone, after the rest
 
 
 class FixpointHost(SearchHost, Protocol):
@@ -81,6 +89,8 @@ class Fixpoint:
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
         self._valued_context: PassContext | None = None  # the same, with the original's values
+        self._defer = True  # removals of what the run read wait for a cycle that confirms (`_read_later`)
+        self._deferred = False  # this cycle left some out
 
     def forget_needed(self) -> None:
         """What follows depends on a new text alone (a person's, adopted)."""
@@ -97,13 +107,17 @@ class Fixpoint:
             changed = cycles
             cycles = True  # an adopted text is reduced in full
             while changed and not host.cancelled:
-                changed = False
+                changed = self._deferred = False
                 for group in groups:
                     members = [p for p in passes if p.group == group]
                     changed |= self._run_group(members, pool)
                     if host.adopt_offer():
                         changed = True
                         break  # the cycle starts again from the person's text
+                if not changed and self._deferred:
+                    changed, self._defer = True, False  # one cycle that tries them too
+                elif changed:
+                    self._defer = True
             for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
                 self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
@@ -191,10 +205,31 @@ class Fixpoint:
         applied = set(one.applied)
         return accepted, {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
 
+    def _read_later(self, source: Source, edits: list[Edit], prior: float) -> tuple[list[Edit], float | list[float]]:
+        """The removals of a binding that the original's run read from code that stays
+        (`run_map.read_by_the_run`) are likely refused while that code stays: left out of
+        every cycle but one that confirms (a cycle that changed nothing otherwise), where
+        ProbDD tries each alone, after the rest (prior `LIKELY_NEEDED`)."""
+        recorded = self.host.run_map()
+        if recorded is None:
+            return edits, prior
+        read = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
+        if not read:
+            return edits, prior
+        if self._defer:
+            self._deferred = True
+            return [edit for index, edit in enumerate(edits) if index not in read], prior
+        return edits, [LIKELY_NEEDED if index in read else prior for index in range(len(edits))]
+
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         prior = min(0.5, max(0.05, share))
-        one = PassSearch(self.host, ctx.source, ctx.guards, edits, prior, learns=reduction_pass.group == Group.STATEMENTS)
+        priors: float | list[float] = prior
+        if reduction_pass.uses_map:
+            edits, priors = self._read_later(ctx.source, edits, prior)
+            if not edits:
+                return False
+        one = PassSearch(self.host, ctx.source, ctx.guards, edits, priors, learns=reduction_pass.group == Group.STATEMENTS)
         accepted = one.run(pool)
         if not self.host.interrupted():
             unapplied = len(edits) - len(one.applied)

@@ -89,7 +89,7 @@ class PassSearch:
     something was accepted; `applied` and `needed` say which edits were, and which were needed."""
 
     def __init__(self, host: SearchHost, source: Source, guards: list[Patch], edits: list[Edit],
-                 prior: float, learns: bool, together: bool = False) -> None:
+                 prior: float | list[float], learns: bool, together: bool = False) -> None:
         self.host, self.source, self.edits, self.prior = host, source, edits, prior
         self.base = source.text
         self.selector = EditSelector(edits, guards)

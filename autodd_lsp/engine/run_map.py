@@ -30,7 +30,16 @@ The outer frames (`main()`, the call in `main`) are not left out: once the
 kernel's definition fails by itself, the calls after it are dead code, and
 a reproducer must lose them (tried, they left `run()` and `main()` behind).
 
-`AUTODD_RUN_MAP=off` in the environment turns the map off (both parts): for
+What the run read (`read_by_the_run`): a removal that takes away every binding
+a statement that stays and ran could have read (`import os` while
+`os.environ.get(...)` stays; a dataclass field while `cfg.block_M` stays) is
+likely refused while that reader stays. The fixpoint leaves such removals out
+until a cycle changes nothing, then tries them in one cycle that confirms
+(`engine/fixpoint.py`). Names and scopes only, no flow and no types: a removal
+named wrongly (a builtin shadowed by the program's own function, an attribute
+another class also has) waits for that cycle, and costs a candidate there.
+
+`AUTODD_RUN_MAP=off` in the environment turns the map off (all parts): for
 the benchmark and the tests that compare the candidates it saves; not a user
 setting.
 """
@@ -44,7 +53,7 @@ from dataclasses import dataclass
 
 from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import ValueLookup
 
 SWITCH = "AUTODD_RUN_MAP"
@@ -66,6 +75,125 @@ def never_ran(source: Source, edits: list[Edit], lookup: ValueLookup) -> list[in
         if outermost and all(_never_ran(source, node, lookup) for node in outermost):
             found.append(index)
     return found
+
+
+def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> list[int]:
+    """Indices of the edits that remove every binding a read could have been served by,
+    where the reading statement stays and ran in the original (or its origin is unknown):
+    such a removal is likely refused (a NameError, an AttributeError) while the reader stays.
+
+    A name (`x`) is served by the bindings of `x` in the reader's function, the functions
+    around it and the module (an assignment, an import, a `def`, a `class`, a parameter, a
+    loop's or `with`'s target); an attribute (`obj.x`) by a class's `x` (an attribute, a
+    method) and by any `something.x = ...`. No flow, no types: a removal named wrongly costs
+    a candidate later, in the cycle that confirms (`engine/fixpoint.py`)."""
+    binders: list[tuple[Span, str, str, int]] = []  # (statement span, namespace, name, scope)
+    reads: list[tuple[Span, str, str, tuple[int, ...]]] = []  # (statement span, namespace, name, scopes)
+    _collect(source, source.tree.body, (0,), False, binders, reads)
+    serving: dict[tuple[str, str], list[int]] = {}
+    for number, (_, space, name, _) in enumerate(binders):
+        serving.setdefault((space, name), []).append(number)
+    served_by: list[tuple[Span, frozenset[int]]] = []
+    readers_of: dict[int, list[int]] = {}
+    for span, space, name, scopes in reads:
+        if lookup.ran(span[0]) is False:
+            continue
+        found = frozenset(n for n in serving.get((space, name), ()) if space == "attribute" or binders[n][3] in scopes)
+        if found:
+            for n in found:
+                readers_of.setdefault(n, []).append(len(served_by))
+            served_by.append((span, found))
+    result = []
+    for index, edit in enumerate(edits):
+        spans = [(patch.start, patch.end) for patch in edit.patches]
+        removed = {n for n, binder in enumerate(binders) if n in readers_of and _inside(binder[0], spans)}
+        touched = {r for n in removed for r in readers_of[n]}
+        if any(served_by[r][1] <= removed and not _inside(served_by[r][0], spans) for r in touched):
+            result.append(index)
+    return result
+
+
+def _inside(span: Span, spans: list[Span]) -> bool:
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
+
+
+def _collect(source: Source, body: list[ast.stmt], scopes: tuple[int, ...], in_class: bool,
+             binders: list, reads: list) -> None:
+    """`read_by_the_run`'s bindings and reads of the statements of `body` (and their blocks),
+    in the function scopes `scopes` (innermost first; 0 is the module)."""
+    for node in body:
+        span = source.span(node)
+        for name in _names_bound(node):
+            binders.append((span, "attribute" if in_class else "name", name, scopes[0]))
+        for name in _attributes_set(node):
+            binders.append((span, "attribute", name, scopes[0]))
+        names, attributes = _names_read(node)
+        reads.extend((span, "name", name, scopes) for name in names)
+        reads.extend((span, "attribute", name, scopes) for name in attributes)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = (id(node), *scopes)
+            args = node.args
+            every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+            binders.extend((span, "name", arg.arg, id(node)) for arg in every)
+            _collect(source, node.body, inner, False, binders, reads)
+        elif isinstance(node, ast.ClassDef):
+            _collect(source, node.body, scopes, True, binders, reads)
+        else:
+            _collect(source, _statements_in(node), scopes, in_class, binders, reads)
+
+
+def _statements_in(node: ast.AST) -> list[ast.stmt]:
+    """The statements directly in `node`'s blocks (handlers' and cases' bodies included)."""
+    found: list[ast.stmt] = []
+    for child in ast.iter_child_nodes(node):
+        found.extend([child] if isinstance(child, ast.stmt) else _statements_in(child))
+    return found
+
+
+def _names_bound(node: ast.stmt) -> set[str]:
+    """The names `node` itself binds (not the statements inside it, not a `def`'s parameters)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*"}
+    if isinstance(node, ast.Try):
+        return {handler.name for handler in node.handlers if handler.name}
+    return {inner.id for target in _targets(node) for inner in ast.walk(target)
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store)}
+
+
+def _attributes_set(node: ast.stmt) -> set[str]:
+    """The attributes `node` itself sets (`self.x = ...`)."""
+    return {inner.attr for target in _targets(node) for inner in ast.walk(target)
+            if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store)}
+
+
+def _targets(node: ast.stmt) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, ast.AnnAssign):  # a dataclass's field too
+        return [node.target]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
+def _names_read(node: ast.stmt) -> tuple[set[str], set[str]]:
+    """The names and the attribute names that `node`'s own expressions read (not those of
+    the statements inside it)."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    todo = [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
+    while todo:
+        inner = todo.pop()
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Load):
+            attributes.add(inner.attr)
+        todo.extend(child for child in ast.iter_child_nodes(inner) if not isinstance(child, ast.stmt))
+    return names, attributes
 
 
 def _never_ran(source: Source, node: ast.stmt, lookup: ValueLookup) -> bool:

@@ -112,12 +112,20 @@ def for_edits(ctx: PassContext, stmt: ast.For | ast.AsyncFor, name: str) -> list
     source = ctx.source
     if not is_block(source, stmt, stmt.body):
         return []
-    value = loop_value(ctx, stmt)
-    if value is None:
-        return []
     indent = source.indent_of_line(stmt.lineno)
     target = source.segment(stmt.target)
-    return [hoist(source, stmt, stmt.body, name, prefix=f"{indent}{target} = {value}\n")]
+    values = dict.fromkeys(value for value in (loop_value(ctx, stmt), first_item(source, stmt)) if value is not None)
+    return [hoist(source, stmt, stmt.body, name, prefix=f"{indent}{target} = {value}\n") for value in values]
+
+
+def first_item(source: Source, stmt: ast.For | ast.AsyncFor) -> str | None:
+    """The text of the first item of a loop over a list or tuple written out (`for m, n in
+    [(64, 32), ...]`): the first iteration's value, whatever the run recorded (code whose
+    origin is unknown, inlined from a module, has no record)."""
+    items = stmt.iter.elts if isinstance(stmt.iter, (ast.List, ast.Tuple)) else []
+    if not items or any(isinstance(item, ast.Starred) for item in items):
+        return None
+    return source.segment(items[0])
 
 
 def loop_value(ctx: PassContext, stmt: ast.For | ast.AsyncFor) -> str | None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 
 class ProbDD:
-    def __init__(self, size: int, prior: float = 0.1) -> None:
-        self.needed = [prior] * size
+    def __init__(self, size: int, prior: float | list[float] = 0.1) -> None:
+        """`prior`: every edit's probability of being needed, or one per edit."""
+        self.needed = [prior] * size if isinstance(prior, float) else list(prior)
         self.applied: list[int] = []
         self.open: list[int] = list(range(size))
 

@@ -85,7 +85,7 @@ def _pieces(region: list[int], starts_of_edits: list[int]) -> list[list[int]]:
 
 def search_regions(
     regions: list[list[int]],
-    prior: float,
+    prior: float | list[float],
     test: TestFn,
     pool: ThreadPoolExecutor,
     jobs: int,
@@ -102,7 +102,8 @@ def search_regions(
     `on_region_accept(r, applied)` is told, in each region's decision order,
     what region r has applied so far (the merge has not happened yet).
     """
-    strategies = [ProbDD(len(region), prior=prior) for region in regions]
+    strategies = [ProbDD(len(region), prior=prior if isinstance(prior, float) else [prior[i] for i in region])
+                  for region in regions]
     chains = [
         Chain(strategy, _in_region(test, region), new_event=new_chain(),
               on_accept=_told(on_region_accept, number, region))
