@@ -6,9 +6,11 @@ import pytest
 
 from autodd_lsp.engine.run_map import SWITCH, FailingPath, read_by_the_run
 from autodd_lsp.passes.base import PassContext, walk_statements
+from autodd_lsp.passes.parameters import call_sites, parameter_edit
 from autodd_lsp.passes.statements import remove_statement
 from autodd_lsp.search import Halves
 from autodd_lsp.syntax.origin import OriginalStatements, identity_shadow
+from autodd_lsp.syntax.patch import Edit, replace
 from autodd_lsp.syntax.source import Source
 from autodd_lsp.values import RecordedValues, ValueLookup
 from tests.support import reduce, run_standalone
@@ -187,6 +189,21 @@ def test_the_bindings_the_run_read_from_code_that_stays_are_named():
     named = sorted(first_lines[i] for i in read_by_the_run(source, edits, lookup))
     assert named == sorted(["import json", "import os", "LIMIT = 3", "class Settings:", "retries = 2",
                             "def fetch(settings):", 'data = json.loads("[1, 2]")'])
+
+
+def test_a_parameter_the_run_read_is_named_unless_its_uses_are_replaced_too():
+    """Removing `scale` (read by the body's return) is named; removing `unused` is not; nor is
+    removing `scale` together with writing its value at its use (the pass's specialized edit)."""
+    text = "def area(width, scale, unused):\n    return width * scale\n\n\nprint(area(3, 2, 0))\n"
+    source = Source(text)
+    func = source.tree.body[0]
+    calls = call_sites(source.tree)["area"]
+    ran = {source.span(node)[0]: True for node in ast.walk(source.tree) if isinstance(node, ast.stmt)}
+    lookup = ValueLookup(RecordedValues({}, {}, ran), identity_shadow(text))
+    scale, unused = (parameter_edit(source, func, index, calls, "p") for index in (1, 2))
+    start = text.index("* scale") + 2
+    by_value = Edit((*scale.patches, replace(start, start + len("scale"), "2")), "p")
+    assert read_by_the_run(source, [scale, unused, by_value], lookup) == [0]
 
 
 SHADOWED = '''\

@@ -88,15 +88,15 @@ def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> l
     method) and by any `something.x = ...`. No flow, no types: a removal named wrongly costs
     a candidate later, in the cycle that confirms (`engine/fixpoint.py`)."""
     binders: list[tuple[Span, str, str, int]] = []  # (statement span, namespace, name, scope)
-    reads: list[tuple[Span, str, str, tuple[int, ...]]] = []  # (statement span, namespace, name, scopes)
+    reads: list[tuple[Span, Span, str, str, tuple[int, ...]]] = []  # (statement, read, namespace, name, scopes)
     _collect(source, source.tree.body, (0,), False, binders, reads)
     serving: dict[tuple[str, str], list[int]] = {}
     for number, (_, space, name, _) in enumerate(binders):
         serving.setdefault((space, name), []).append(number)
     served_by: list[tuple[Span, frozenset[int]]] = []
     readers_of: dict[int, list[int]] = {}
-    for span, space, name, scopes in reads:
-        if lookup.ran(span[0]) is False:
+    for statement, span, space, name, scopes in reads:
+        if lookup.ran(statement[0]) is False:
             continue
         found = frozenset(n for n in serving.get((space, name), ()) if space == "attribute" or binders[n][3] in scopes)
         if found:
@@ -127,14 +127,12 @@ def _collect(source: Source, body: list[ast.stmt], scopes: tuple[int, ...], in_c
             binders.append((span, "attribute" if in_class else "name", name, scopes[0]))
         for name in _attributes_set(node):
             binders.append((span, "attribute", name, scopes[0]))
-        names, attributes = _names_read(node)
-        reads.extend((span, "name", name, scopes) for name in names)
-        reads.extend((span, "attribute", name, scopes) for name in attributes)
+        reads.extend((span, source.span(read), space, name, scopes) for read, space, name in _reads_in(node))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = (id(node), *scopes)
             args = node.args
             every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-            binders.extend((span, "name", arg.arg, id(node)) for arg in every)
+            binders.extend((source.span(arg), "name", arg.arg, id(node)) for arg in every)
             _collect(source, node.body, inner, False, binders, reads)
         elif isinstance(node, ast.ClassDef):
             _collect(source, node.body, scopes, True, binders, reads)
@@ -180,20 +178,19 @@ def _targets(node: ast.stmt) -> list[ast.expr]:
     return []
 
 
-def _names_read(node: ast.stmt) -> tuple[set[str], set[str]]:
-    """The names and the attribute names that `node`'s own expressions read (not those of
-    the statements inside it)."""
-    names: set[str] = set()
-    attributes: set[str] = set()
+def _reads_in(node: ast.stmt) -> list[tuple[ast.expr, str, str]]:
+    """The reads of `node`'s own expressions (not those of the statements inside it): each
+    `name` ("name") and `obj.name` ("attribute"), with the node that reads it."""
+    found: list[tuple[ast.expr, str, str]] = []
     todo = [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
     while todo:
         inner = todo.pop()
         if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-            names.add(inner.id)
+            found.append((inner, "name", inner.id))
         elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Load):
-            attributes.add(inner.attr)
+            found.append((inner, "attribute", inner.attr))
         todo.extend(child for child in ast.iter_child_nodes(inner) if not isinstance(child, ast.stmt))
-    return names, attributes
+    return found
 
 
 def _never_ran(source: Source, node: ast.stmt, lookup: ValueLookup) -> bool:

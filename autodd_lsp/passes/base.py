@@ -139,8 +139,9 @@ class ReductionPass:
     prior: float = 0.1
     # Passes that offer the original's values wait for them (recorded in the background).
     uses_values: bool = False
-    # Passes whose edits the engine first tries by the run map (edits that remove only code the
-    # original never ran: engine/run_map.py); they wait for the recording too.
+    # Passes whose edits the engine guides by the run map (engine/run_map.py): edits that remove
+    # only code the original never ran go first; removals of a binding the run read from code
+    # that stays wait for a cycle that confirms. They wait for the recording too.
     uses_map: bool = False
     # A pass that starts a process of its own (a formatter); the library's `minimize`, which
     # starts none, leaves it out.

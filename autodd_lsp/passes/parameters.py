@@ -118,6 +118,7 @@ class RemoveParameters(ReductionPass):
     name = "remove parameters with their arguments"
     group = Group.CANONICALIZE
     uses_values = True
+    uses_map = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
