@@ -3,8 +3,10 @@
 import ast
 
 from autodd_lsp.passes import PassContext, registered_passes
+from autodd_lsp.syntax.origin import identity_shadow
 from autodd_lsp.syntax.patch import render, select_patches
 from autodd_lsp.syntax.source import Source
+from autodd_lsp.values import Recorded, RecordedValues, ValueLookup
 
 
 def single_edit_results(pass_name, text, level=0):
@@ -187,3 +189,26 @@ def test_multiline_string_loses_single_lines():
     assert 'data = """\norder B 2\n"""\n' in results
     assert 'data = """\nreceive A 1\n"""\n' in results
     assert 'data = ""\n' not in results  # never emptied: a value no real program has
+
+
+def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
+    """`cfg.size` -> `cfg` (an instance where a number was) and `len(name)` -> `name` (a string
+    where a number was) are marked; `a + b` -> `a` (numbers both) is not, nor is any part
+    where the run recorded nothing."""
+    text = "total = len(name) + cfg.size\n"
+
+    def at(expr):
+        start = text.index(expr)
+        return (start, start + len(expr))
+
+    recorded = {at("len(name) + cfg.size"): Recorded("value", "69"), at("len(name)"): Recorded("value", "5"),
+                at("name"): Recorded("value", "'gemm1'"), at("cfg.size"): Recorded("value", "64"),
+                at("cfg"): Recorded("instance", None)}
+    ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
+    (reduction_pass,) = [p for p in registered_passes() if p.name == "replace expressions by a part"]
+    edits = reduction_pass.edits(ctx) or []
+    results = {render(text, select_patches([e], ctx.guards)): e.likely_refused for e in edits}
+    assert results["total = len(name) + cfg\n"] is True
+    assert results["total = name + cfg.size\n"] is True
+    assert results["total = len(name)\n"] is False and results["total = cfg.size\n"] is False
+    assert results["total = len + cfg.size\n"] is False  # `len` has no record here

@@ -89,7 +89,7 @@ class Fixpoint:
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
         self._valued_context: PassContext | None = None  # the same, with the original's values
-        self._defer = True  # removals of what the run read wait for a cycle that confirms (`_read_later`)
+        self._defer = True  # removals of what the run read wait for a cycle that confirms (`_later`)
         self._deferred = False  # this cycle left some out
 
     def forget_needed(self) -> None:
@@ -205,30 +205,34 @@ class Fixpoint:
         applied = set(one.applied)
         return accepted, {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
 
-    def _read_later(self, source: Source, edits: list[Edit], prior: float) -> tuple[list[Edit], float | list[float]]:
-        """The removals of a binding that the original's run read from code that stays
-        (`run_map.read_by_the_run`) are likely refused while that code stays: left out of
-        every cycle but one that confirms (a cycle that changed nothing otherwise), where
-        ProbDD tries each alone, after the rest (prior `LIKELY_NEEDED`)."""
+    def _later(self, source: Source, edits: list[Edit], prior: float,
+               reduction_pass: ReductionPass) -> tuple[list[Edit], float | list[float]]:
+        """The edits likely refused while the code around them stays wait for a cycle that
+        confirms (a cycle that changed nothing otherwise): left out before, there tried each
+        alone, after the rest (prior `LIKELY_NEEDED`). Likely refused: what the pass says
+        (`Edit.likely_refused`), and for a pass that uses the map, a removal of a binding the
+        original's run read from code that stays (`run_map.read_by_the_run`). Only once the
+        original's run is known (no map, no guess)."""
         recorded = self.host.run_map()
         if recorded is None:
             return edits, prior
-        read = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
-        if not read:
+        later = {index for index, edit in enumerate(edits) if edit.likely_refused}
+        if reduction_pass.uses_map:
+            later.update(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
+        if not later:
             return edits, prior
         if self._defer:
             self._deferred = True
-            return [edit for index, edit in enumerate(edits) if index not in read], prior
-        return edits, [LIKELY_NEEDED if index in read else prior for index in range(len(edits))]
+            return [edit for index, edit in enumerate(edits) if index not in later], prior
+        return edits, [LIKELY_NEEDED if index in later else prior for index in range(len(edits))]
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         prior = min(0.5, max(0.05, share))
         priors: float | list[float] = prior
-        if reduction_pass.uses_map:
-            edits, priors = self._read_later(ctx.source, edits, prior)
-            if not edits:
-                return False
+        edits, priors = self._later(ctx.source, edits, prior, reduction_pass)
+        if not edits:
+            return False
         one = PassSearch(self.host, ctx.source, ctx.guards, edits, priors, learns=reduction_pass.group == Group.STATEMENTS)
         accepted = one.run(pool)
         if not self.host.interrupted():

@@ -133,8 +133,30 @@ def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | No
         kept = source.span(part)
         wrap = "{}" if fits(part, source.text[kept[0]:kept[1]], node) else "({})"
         weight = (end - start) - (kept[1] - kept[0])
-        edits.append(Edit((replace_with_span(start, end, kept, wrap),), name, weight=weight))
+        edits.append(Edit((replace_with_span(start, end, kept, wrap),), name, weight=weight,
+                          likely_refused=ctx is not None and unlike(ctx, part, node)))
     return edits
+
+
+def unlike(ctx: PassContext, part: ast.expr, whole: ast.expr) -> bool:
+    """The run recorded `part` and `whole` as different kinds of thing (an instance where a
+    value was: `cfg.d_model` -> `cfg`), or as values written differently (a string where a
+    number was: `len(name)` -> `name`): such a part rarely stands in while the code around
+    it stays."""
+    mine, theirs = ctx.recorded(part), ctx.recorded(whole)
+    if mine is None or theirs is None:
+        return False
+    if mine.kind != theirs.kind:
+        return True
+    return mine.kind == "value" and _written_as(mine.literal) != _written_as(theirs.literal)
+
+
+def _written_as(literal: str | None) -> str | None:
+    """What a recorded value's text starts as: a number, or its first character (a quote, a
+    bracket, a letter); None: no text recorded."""
+    if not literal:
+        return None
+    return "number" if literal[0].isdigit() or literal[0] == "-" else literal[0]
 
 
 @register
