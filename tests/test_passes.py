@@ -212,3 +212,8 @@ def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
     assert results["total = name + cfg.size\n"] is True
     assert results["total = len(name)\n"] is False and results["total = cfg.size\n"] is False
     assert results["total = len + cfg.size\n"] is False  # `len` has no record here
+    text = "plans.append(make(64))\n"  # nothing reads a statement's value: any call may stand in
+    recorded = {(0, len(text) - 1): Recorded("value", "None"), (13, len(text) - 2): Recorded("instance", None)}
+    ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
+    marked = {render(text, select_patches([e], ctx.guards)): e.likely_refused for e in reduction_pass.edits(ctx) or []}
+    assert marked["make(64)\n"] is False

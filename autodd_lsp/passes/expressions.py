@@ -134,7 +134,7 @@ def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | No
         wrap = "{}" if fits(part, source.text[kept[0]:kept[1]], node) else "({})"
         weight = (end - start) - (kept[1] - kept[0])
         edits.append(Edit((replace_with_span(start, end, kept, wrap),), name, weight=weight,
-                          likely_refused=ctx is not None and unlike(ctx, part, node)))
+                          likely_refused=ctx is not None and not statement_value and unlike(ctx, part, node)))
     return edits
 
 
@@ -142,7 +142,8 @@ def unlike(ctx: PassContext, part: ast.expr, whole: ast.expr) -> bool:
     """The run recorded `part` and `whole` as different kinds of thing (an instance where a
     value was: `cfg.d_model` -> `cfg`), or as values written differently (a string where a
     number was: `len(name)` -> `name`): such a part rarely stands in while the code around
-    it stays."""
+    it stays (unless nothing reads the whole: a statement's value, which the caller
+    leaves out)."""
     mine, theirs = ctx.recorded(part), ctx.recorded(whole)
     if mine is None or theirs is None:
         return False
