@@ -201,6 +201,7 @@ def test_a_parameter_the_run_read_is_named_unless_its_uses_are_replaced_too():
     ran = {source.span(node)[0]: True for node in ast.walk(source.tree) if isinstance(node, ast.stmt)}
     lookup = ValueLookup(RecordedValues({}, {}, ran), identity_shadow(text))
     scale, unused = (parameter_edit(source, func, index, calls, "p") for index in (1, 2))
+    assert scale is not None and unused is not None
     start = text.index("* scale") + 2
     by_value = Edit((*scale.patches, replace(start, start + len("scale"), "2")), "p")
     assert read_by_the_run(source, [scale, unused, by_value], lookup) == [0]
