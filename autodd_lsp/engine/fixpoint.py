@@ -229,7 +229,6 @@ class Fixpoint:
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)
         prior = min(0.5, max(0.05, share))
-        priors: float | list[float] = prior
         edits, priors = self._later(ctx.source, edits, prior, reduction_pass)
         if not edits:
             return False

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source, Span, statement_bodies
 from autodd_lsp.values import ValueLookup
 
 SWITCH = "AUTODD_RUN_MAP"
@@ -137,15 +137,8 @@ def _collect(source: Source, body: list[ast.stmt], scopes: tuple[int, ...], in_c
         elif isinstance(node, ast.ClassDef):
             _collect(source, node.body, scopes, True, binders, reads)
         else:
-            _collect(source, _statements_in(node), scopes, in_class, binders, reads)
-
-
-def _statements_in(node: ast.AST) -> list[ast.stmt]:
-    """The statements directly in `node`'s blocks (handlers' and cases' bodies included)."""
-    found: list[ast.stmt] = []
-    for child in ast.iter_child_nodes(node):
-        found.extend([child] if isinstance(child, ast.stmt) else _statements_in(child))
-    return found
+            inner_statements = [stmt for body in statement_bodies(node) for stmt in body]
+            _collect(source, inner_statements, scopes, in_class, binders, reads)
 
 
 def _names_bound(node: ast.stmt) -> set[str]:
