@@ -14,7 +14,11 @@ import pytest
 
 from autodd_lsp.engine.operand_probe import probe, split_markers
 from autodd_lsp.execution import RunResult
-from autodd_lsp.oracle.failing_statement import StatementRule, differences
+from autodd_lsp.oracle.failing_statement import (
+    StatementRule,
+    differences,
+    held_parameters,
+)
 from autodd_lsp.syntax.metrics import count_nodes
 from tests.support import program_text, reduce, run_standalone
 
@@ -237,3 +241,43 @@ def test_the_ifs_around_the_programs_own_check_keep_their_tests(program, tmp_pat
     assert {"packed & mask != packed", "strict"} <= tests, summary.text
     assert "10.20.10.1/24" in summary.text
     assert "has host bits set" in standalone(tmp_path, summary.text)
+
+
+ROTATION = '''\
+class Node:
+    def __init__(self, data):
+        self.data = data
+        self.right = None
+
+
+def rotate(node):
+    right_child = node.right
+    assert right_child is not None
+
+
+root = Node(7)
+rotate(root)
+'''
+
+# the failing function inlined into its caller: the same line fails the same way, the node is a stand-in
+ROTATION_INLINED = '''\
+class Node:
+    right = None
+
+
+right_child = Node().right
+assert right_child is not None
+'''
+
+
+@pytest.mark.slow
+def test_an_object_the_failing_function_was_given_stays_its_parameter(tmp_path):
+    original = probed_run(tmp_path / "rotation.py", ROTATION).statement
+    assert original is not None and original["flows"] == ["node"]  # read through `right_child = node.right`
+    assert held_parameters(original) == {"node"}
+    rule = StatementRule(original, frozenset())
+    inlined = probed_run(tmp_path / "inlined.py", ROTATION_INLINED).statement
+    assert not differences(original, inlined)  # what the old rule compared agrees
+    assert not rule.accepts(inlined, None)
+    assert rule.accepts(probed_run(tmp_path / "again.py", ROTATION.replace("Node(7)", "Node(7)  # kept")).statement, None)
+    assert not rule.accepts(probed_run(tmp_path / "other.py", ROTATION.replace("Node(7)", "Node(8)")).statement, None)

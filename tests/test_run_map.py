@@ -4,6 +4,7 @@ import ast
 
 import pytest
 
+from autodd_lsp.engine.events import Accepted, PassStarted
 from autodd_lsp.engine.run_map import SWITCH, FailingPath, read_by_the_run
 from autodd_lsp.passes.base import PassContext, walk_statements
 from autodd_lsp.passes.parameters import call_sites, parameter_edit
@@ -273,3 +274,37 @@ def test_waiting_with_what_the_run_read_saves_candidates_with_the_same_result(pr
     path = program("constants.py", CONSTANTS)
     guided, unguided = _with_and_without_the_map(path, "IndexError: list index out of range", monkeypatch)
     assert guided.stats.candidates_run < unguided.stats.candidates_run
+
+
+FREED = '''\
+import os
+
+
+def helper():
+    return os.getcwd()
+
+
+def main():
+    here = helper()
+    table = {"a": 1}
+    return table["b"]
+
+
+main()
+'''
+
+
+@pytest.mark.slow
+def test_a_removal_freed_by_a_change_is_tried_before_the_finer_passes(program, no_leftovers):
+    """`def helper` and `import os` wait while `here = helper()` stays; once the deeper level
+    takes it away, they go in the same cycle, before the expression passes see them."""
+    summary, events = reduce(program("freed.py", FREED), "KeyError: 'b'")
+    assert summary.verified and "helper" not in summary.text and "import os" not in summary.text
+    best = FREED
+    for event in events:
+        if isinstance(event, PassStarted) and event.name == "replace expressions by a part":
+            break
+        if isinstance(event, Accepted):
+            best = event.text
+    assert "here = helper()" not in best
+    assert "def helper" not in best and "import os" not in best

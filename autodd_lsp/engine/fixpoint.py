@@ -20,7 +20,9 @@ run read from code that stays (`run_map.read_by_the_run`: `import os` while
 out of every cycle until one changes nothing, and then tried in a cycle that
 confirms (each alone, after the rest); a removal that cycle accepts starts
 the cycles again. So the fixpoint is the same kind as without them: a cycle
-that tried every edit and changed nothing.
+that tried every edit and changed nothing. A removal left out that way is
+tried again as soon as a change takes its last reader away (`_freed`), in the
+same cycle, before the finer passes work on code that would go anyway.
 
 Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
 The same loop serves the engine and the library (`library.py`): what differs
@@ -91,6 +93,7 @@ class Fixpoint:
         self._valued_context: PassContext | None = None  # the same, with the original's values
         self._defer = True  # removals of what the run read wait for a cycle that confirms (`_later`)
         self._deferred = False  # this cycle left some out
+        self._waiting: dict[str, set[tuple]] = {}  # per pass: what the removals this cycle left out do
 
     def forget_needed(self) -> None:
         """What follows depends on a new text alone (a person's, adopted)."""
@@ -108,6 +111,7 @@ class Fixpoint:
             cycles = True  # an adopted text is reduced in full
             while changed and not host.cancelled:
                 changed = self._deferred = False
+                self._waiting.clear()
                 for group in groups:
                     members = [p for p in passes if p.group == group]
                     changed |= self._run_group(members, pool)
@@ -127,8 +131,46 @@ class Fixpoint:
         for reduction_pass in members:
             if self.host.interrupted():
                 break
-            changed |= self.run_pass(reduction_pass, pool)
+            if self.run_pass(reduction_pass, pool):
+                changed = True
+                self._freed(pool)
         return changed
+
+    def _freed(self, pool: ThreadPoolExecutor) -> None:
+        """The removals left out this cycle because the run read what they remove, tried again
+        as soon as a change took the last such reader away (`import os` once `os.environ.get`
+        went), before the finer passes work on code that would go anyway; again after each
+        change, until none is freed."""
+        by_name = {p.name: p for p in self.passes}
+        freed_some = True
+        while freed_some and not self.host.interrupted():
+            freed_some = False
+            for name in [name for name, keys in self._waiting.items() if keys]:
+                reduction_pass, keys = by_name[name], self._waiting[name]
+                level = 0
+                while not self.host.interrupted():
+                    ctx = self._context(None)
+                    edits = reduction_pass.edits(ctx, level)
+                    if edits is None:
+                        break
+                    edits = [e for e in edits if respects_frozen(e, ctx.frozen) and _what_it_does(ctx.source, e) in keys]
+                    free = self._free(ctx.source, self._off_the_path(ctx.source, edits))
+                    if free:
+                        keys.difference_update(_what_it_does(ctx.source, e) for e in free)
+                        one = PassSearch(self.host, ctx.source, ctx.guards, free, reduction_pass.prior,
+                                         learns=reduction_pass.group == Group.STATEMENTS)
+                        freed_some |= one.run(pool)
+                    if not reduction_pass.has_levels:
+                        break
+                    level += 1
+
+    def _free(self, source: Source, edits: list[Edit]) -> list[Edit]:
+        """`edits` less those a reader that stays still needs (`run_map.read_by_the_run`)."""
+        recorded = self.host.run_map()
+        if recorded is None or not edits:
+            return []
+        named = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
+        return [edit for index, edit in enumerate(edits) if index not in named]
 
     def run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
         """Search the pass's edits, level by level; whether anything was accepted."""
@@ -217,12 +259,13 @@ class Fixpoint:
         if recorded is None:
             return edits, prior
         later = {index for index, edit in enumerate(edits) if edit.likely_refused}
-        if reduction_pass.uses_map:
-            later.update(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
+        read = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow()))) if reduction_pass.uses_map else set()
+        later |= read
         if not later:
             return edits, prior
         if self._defer:
             self._deferred = True
+            self._waiting.setdefault(reduction_pass.name, set()).update(_what_it_does(source, edits[i]) for i in read)
             return [edit for index, edit in enumerate(edits) if index not in later], prior
         return edits, [LIKELY_NEEDED if index in later else prior for index in range(len(edits))]
 

@@ -318,6 +318,8 @@ def _record(tb, main):
     names = []  # type: list
     for root in roots:
         _reads(root, names, not inner)
+    if record["params"]:
+        record["flows"] = _flows(tree, {chain[0] for chain in names}, set(record["params"]))
     for chain in names:
         value = _resolve(chain, frame)
         while (value is _UNKNOWN or value is _METHOD) and len(chain) > 1:
@@ -333,6 +335,28 @@ def _record(tb, main):
             record["op"] = type(node).__name__
             record["operands"] = _operands(node, frame)
     return record
+
+
+def _flows(tree, read, params):
+    """The parameters the failing statement reads, itself or through the assignments of the
+    function's own lines (`right_child = node.get_right()` before `assert right_child`): no
+    order, no branches, names only."""
+    assigned = []  # (names bound, names read)
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else []
+        value = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else getattr(node, "value", None)
+        if targets and value is not None:
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            assigned.append((bound, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}))
+    wanted, grew = set(read), True
+    while grew:
+        grew = False
+        for bound, reads in assigned:
+            if bound & wanted and not reads <= wanted:
+                wanted |= reads
+                grew = True
+    return sorted(wanted & params)
 
 
 def _params(frame, code):

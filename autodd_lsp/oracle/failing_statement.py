@@ -29,7 +29,11 @@ descriptor field the two records share agrees. How operands correspond:
   (`nn.Embedding(1, 1)(x)` where the original called `self.emb(idx)`);
 - `reads` by their text (`REGION_MANAGERS`, `self.emb`), `params` by name: a name
   the candidate no longer reads or has (inlined, renamed, replaced by its value, a
-  parameter dropped) is not compared;
+  parameter dropped) is not compared, except a parameter the failing statement
+  reads (itself or through its function's assignments: `flows`) whose value is an
+  object described by its attributes: the candidate's failing function must still
+  have it (`held_parameters`; else the AVL tree's `rl_rotation(node)`, inlined
+  into its caller, failed the same way on a `MyNode()` with no children);
 - inside a descriptor, the fields both have (an object's attributes the candidate
   dropped are not compared; its type always is).
 
@@ -125,10 +129,24 @@ class StatementRule:
     def accepts(self, record: Record | None, statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
         if record is None or differences(self.original, record, self.varying):
             return False
+        if not held_parameters(self.original) <= set(record.get("params") or {}):
+            return False
         return from_statements(record, self.failing_statements, statements_of)
 
     def describe(self) -> str:
         return "the failing statement's operands"
+
+
+def held_parameters(record: Record) -> set[str]:
+    """The failing function's parameters a candidate's failing function must still have: those
+    the failing statement reads (itself or through the function's assignments, `flows`) whose
+    value is an object described by its attributes. Dropped, inlined into the caller, they
+    would no longer be compared, and the statement could fail the same way on a stand-in
+    (`MyNode()` with no children) instead of the program's own object. Values the operands
+    pin by position (a list of rows whose bad entry the failing call still reads) are not
+    held: `float("n/a")` alone is the reproducer of a row's unparsable field."""
+    params = record.get("params") or {}
+    return {name for name in record.get("flows") or () if isinstance(params.get(name), dict) and "fields" in params[name]}
 
 
 def varying_note(varying: frozenset[str]) -> str:
@@ -141,4 +159,4 @@ def varying_note(varying: frozenset[str]) -> str:
             "those values are not compared")
 
 
-__all__ = ["StatementRule", "differences", "flat", "statement_source", "varying_note", "varying_paths"]
+__all__ = ["StatementRule", "differences", "flat", "held_parameters", "statement_source", "varying_note", "varying_paths"]
