@@ -13,8 +13,9 @@ ProbDD's prior for a pass is the share of its edits found needed in its
 previous round. For a pass that removes statements (`uses_map`), the removals
 of what holds the original's failing statement are not proposed, and the
 edits that remove only code the original never ran are tried first, together,
-then by halves (`run_map.py`); those refused one by one are left out of the
-search of the rest at that level. The removals of a binding that the original's
+then by halves (`run_map.py`), then in the same way those that remove only
+code outside the slice of the failing statement (`run_slice.py`); those
+refused one by one are left out of the search of the rest at that level. The removals of a binding that the original's
 run read from code that stays (`run_map.read_by_the_run`: `import os` while
 `os.environ` is read) are likely refused until that code goes: they are left
 out of every cycle until one changes nothing, and then tried in a cycle that
@@ -31,13 +32,16 @@ is the host, which judges candidates and says when to stop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import Protocol
 
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
 from autodd_lsp.engine.run_map import FailingPath, never_ran, read_by_the_run
+from autodd_lsp.engine.run_slice import outside_the_slice
 from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
@@ -188,13 +192,12 @@ class Fixpoint:
                 edits = [e for e in edits if edit_key(source, e) not in self._needed]
             if edits and reduction_pass.uses_map:
                 edits = self._off_the_path(source, edits)
-                mapped, refused = self._map_first(ctx, edits, pool, reduction_pass)
+                mapped, refused = self._map_first(ctx, edits, pool, reduction_pass,
+                                                  partial(self._proposed, reduction_pass, level, values))
                 if mapped:
                     changed = True
-                    ctx = self._context(values if reduction_pass.uses_values else None)
+                    ctx, edits = self._proposed(reduction_pass, level, values)
                     source = ctx.source
-                    edits = self._off_the_path(source, [e for e in reduction_pass.edits(ctx, level) or []
-                                                if respects_frozen(e, ctx.frozen)])
                 edits = [e for e in edits if _what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
@@ -202,6 +205,13 @@ class Fixpoint:
                 break
             level += 1
         return changed
+
+    def _proposed(self, reduction_pass: ReductionPass, level: int,
+                  values: RecordedValues | None) -> tuple[PassContext, list[Edit]]:
+        """The context of the best text, and the pass's edits at `level` that a run map may propose."""
+        ctx = self._context(values if reduction_pass.uses_values else None)
+        return ctx, self._off_the_path(ctx.source, [e for e in reduction_pass.edits(ctx, level) or []
+                                                    if respects_frozen(e, ctx.frozen)])
 
     def _context(self, values: RecordedValues | None) -> PassContext:
         """What passes look at: the best text parsed, with its frozen spans and block guards,
@@ -231,21 +241,38 @@ class Fixpoint:
         return [edit for index, edit in enumerate(edits) if index not in crossing]
 
     def _map_first(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor,
-                   reduction_pass: ReductionPass) -> tuple[bool, set[tuple]]:
-        """The edits that remove only code the original never ran, tried together, then by halves:
-        whether some were accepted, and what those refused one by one did (`_what_it_does`)."""
+                   reduction_pass: ReductionPass, again: Callable[[], tuple[PassContext, list[Edit]]]) -> tuple[bool, set[tuple]]:
+        """The edits that remove only code the original never ran, tried together, then by halves;
+        then, the same way, those that remove only code outside the slice of the failing statement
+        (`run_slice.py`): whether some were accepted, and what those refused one by one did
+        (`_what_it_does`). `again`: the context and the edits, proposed again after a change."""
         recorded = self.host.run_map()
         if recorded is None:
             return False, set()
-        dead = never_ran(ctx.source, edits, ValueLookup(recorded, self.host.shadow()))
-        if not dead:
-            return False, set()
-        chosen = [edits[i] for i in dead]
-        one = PassSearch(self.host, ctx.source, ctx.guards, chosen, reduction_pass.prior,
-                         learns=reduction_pass.group == Group.STATEMENTS, together=True)
-        accepted = one.run(pool)
-        applied = set(one.applied)
-        return accepted, {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
+        path = self.host.failing_path()
+
+        def outside(source: Source, edits: list[Edit], lookup: ValueLookup) -> list[int]:
+            """Outside the slice, less what a statement that stays still reads (that waits, `_later`)."""
+            held = path.held_offsets(lookup.shadow) if path is not None else []
+            read = set(read_by_the_run(source, edits, lookup))
+            return [i for i in outside_the_slice(source, edits, lookup, held) if i not in read]
+
+        groups: list[Callable[[Source, list[Edit], ValueLookup], list[int]]] = [never_ran, outside]
+        accepted, refused = False, set[tuple]()
+        for group in groups:
+            lookup = ValueLookup(recorded, self.host.shadow())
+            chosen = [edits[i] for i in group(ctx.source, edits, lookup) if _what_it_does(ctx.source, edits[i]) not in refused]
+            if not chosen:
+                continue
+            one = PassSearch(self.host, ctx.source, ctx.guards, chosen, reduction_pass.prior,
+                             learns=reduction_pass.group == Group.STATEMENTS, together=True)
+            changed = one.run(pool)
+            applied = set(one.applied)
+            refused |= {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
+            if changed:
+                accepted = True
+                ctx, edits = again()
+        return accepted, refused
 
     def _later(self, source: Source, edits: list[Edit], prior: float,
                reduction_pass: ReductionPass) -> tuple[list[Edit], float | list[float]]:

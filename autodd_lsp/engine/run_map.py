@@ -65,16 +65,20 @@ def map_wanted() -> bool:
 
 def never_ran(source: Source, edits: list[Edit], lookup: ValueLookup) -> list[int]:
     """Indices of the edits that remove only statements the original never ran."""
-    statements = [(source.span(node), node) for node in ast.walk(source.tree) if isinstance(node, ast.stmt)]
     found = []
     for index, edit in enumerate(edits):
-        removed = [node for patch in edit.patches for (start, end), node in statements
-                   if patch.start <= start and end <= patch.end]
-        inner = {id(child) for node in removed for child in ast.walk(node) if child is not node}
-        outermost = [node for node in removed if id(node) not in inner]
+        outermost = outermost_removed(source, edit)
         if outermost and all(_never_ran(source, node, lookup) for node in outermost):
             found.append(index)
     return found
+
+
+def outermost_removed(source: Source, edit: Edit) -> list[ast.stmt]:
+    """The statements `edit` removes whole, the outermost of them (not those inside another)."""
+    removed = [node for node, (start, end) in zip(source.statements, source.statement_spans, strict=True)
+               if any(patch.start <= start and end <= patch.end for patch in edit.patches)]
+    inner = {id(child) for node in removed for child in ast.walk(node) if child is not node}
+    return [node for node in removed if id(node) not in inner]
 
 
 def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> list[int]:
@@ -87,9 +91,7 @@ def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> l
     loop's or `with`'s target); an attribute (`obj.x`) by a class's `x` (an attribute, a
     method) and by any `something.x = ...`. No flow, no types: a removal named wrongly costs
     a candidate later, in the cycle that confirms (`engine/fixpoint.py`)."""
-    binders: list[tuple[Span, str, str, int]] = []  # (statement span, namespace, name, scope)
-    reads: list[tuple[Span, Span, str, str, tuple[int, ...]]] = []  # (statement, read, namespace, name, scopes)
-    _collect(source, source.tree.body, (0,), False, binders, reads)
+    binders, reads = collect_names(source)
     serving: dict[tuple[str, str], list[int]] = {}
     for number, (_, space, name, _) in enumerate(binders):
         serving.setdefault((space, name), []).append(number)
@@ -111,6 +113,20 @@ def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> l
         if any(served_by[r][1] <= removed and not _inside(served_by[r][0], spans) for r in touched):
             result.append(index)
     return result
+
+
+Binder = tuple[Span, str, str, int]  # (statement span, or a parameter's; namespace; name; scope)
+Read = tuple[Span, Span, str, str, tuple[int, ...]]  # (statement, the read, namespace, name, scopes around it)
+
+
+def collect_names(source: Source) -> tuple[list[Binder], list[Read]]:
+    """Every binding and every read of `source`, with their statements and function scopes (0:
+    the module; a function's: `id` of its node). Namespaces: "name" (`x`), "attribute" (`obj.x`,
+    a class body's bindings, `something.x = ...`)."""
+    binders: list[Binder] = []
+    reads: list[Read] = []
+    _collect(source, source.tree.body, (0,), False, binders, reads)
+    return binders, reads
 
 
 def _inside(span: Span, spans: list[Span]) -> bool:
@@ -213,15 +229,20 @@ class FailingPath:
         failing statement alone is still tried (what its removal shows is what a person asks
         about it). `shadow`: the origins of `text`'s characters (syntax/origin.py); None:
         unknown, nothing is left out."""
-        if shadow is None or not self.statements:
-            return set()
-        held = [offset for offset, char in enumerate(shadow) if ord(char) >= SHADOW_BASE
-                and not self.statements.isdisjoint(self.original.of_offsets((ord(char) - SHADOW_BASE,)))]
+        held = self.held_offsets(shadow)
         if not held:
             return set()
         return {index for index, edit in enumerate(edits)
                 if any(_holds(held, patch.start, patch.end) and _other_code(text, held, patch.start, patch.end)
                        for patch in edit.patches)}
+
+    def held_offsets(self, shadow: str | None) -> list[int]:
+        """The offsets of a text (its `shadow`: syntax/origin.py) whose characters came from a
+        failing-path statement, in order; none if unknown."""
+        if shadow is None or not self.statements:
+            return []
+        return [offset for offset, char in enumerate(shadow) if ord(char) >= SHADOW_BASE
+                and not self.statements.isdisjoint(self.original.of_offsets((ord(char) - SHADOW_BASE,)))]
 
 
 def _holds(offsets: list[int], start: int, end: int) -> bool:

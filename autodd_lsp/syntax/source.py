@@ -107,8 +107,14 @@ class Source:
         return line + 1
 
     @cached_property
+    def statements(self) -> list[ast.stmt]:
+        """Every statement, in `ast.walk` order."""
+        return [node for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
+
+    @cached_property
     def statement_spans(self) -> list[Span]:
-        return [self.span(node) for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
+        """The spans of `statements`, in the same order."""
+        return [self.span(node) for node in self.statements]
 
     @cached_property
     def parents(self) -> dict[ast.AST, ast.AST]:
