@@ -163,7 +163,8 @@ class _ActionsContainer:
             # strings starting with two prefix characters are long options
             option_strings.append(option_string)
 
-        dest = 0
+        # infer destination, '--foo-bar' -> 'foo_bar' and '-x' -> 'x'
+        dest = None
 
         # return the updated keyword arguments
         return dict(kwargs, dest=dest, option_strings=option_strings)
@@ -209,7 +210,7 @@ class ArgumentParser(_ActionsContainer):
         kwargs['prog'] = formatter.format_help().strip()
 
         # create the parsers action and add it to the positionals list
-        action = self._pop_action_class('parsers')(option_strings=0, **kwargs)
+        action = self._pop_action_class('parsers')(option_strings=[], **kwargs)
         self._add_action(action)
 
         # return the created parsers action

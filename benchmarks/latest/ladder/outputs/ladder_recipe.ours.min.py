@@ -4,6 +4,7 @@
 # The bug: a mixed number ("1 1/2 tsp") reaches Fraction() whole, which takes no mixed numbers.
 # Originally contributed by Sjoerd Mullender.
 # Significantly modified by Jeffrey Yasskin <jyasskin at gmail.com>.
+from decimal import Decimal
 import numbers
 import re
 
@@ -14,12 +15,23 @@ _RATIONAL_FORMAT = re.compile(r"""
 
 class Fraction(numbers.Rational):
     # We're immutable, so use __new__ not __init__
-    def __new__(cls, numerator=0):
-        # Handle construction from strings.
-        m = _RATIONAL_FORMAT.match(numerator)
-        if m is None:  # autodd: freeze (the check from rational.py:115 that raises the failure)
-            raise ValueError('Invalid literal for Fraction: %r' %
-                             numerator)
+    def __new__(cls, numerator=0, denominator=None):
+        if denominator is None:
+            if type(numerator) is int:
+                pass
+
+            elif isinstance(numerator, numbers.Rational):
+                pass
+
+            elif isinstance(numerator, (float, Decimal)):
+                pass
+
+            elif isinstance(numerator, str):
+                # Handle construction from strings.
+                m = _RATIONAL_FORMAT.match(numerator)
+                if m is None:  # autodd: freeze (the check from rational.py:115 that raises the failure)
+                    raise ValueError('Invalid literal for Fraction: %r' %
+                                     numerator)
 
 
 def parse_line(line):

@@ -53,6 +53,7 @@ def right_rotation(node: MyNode) -> MyNode:
 
 def left_rotation(node: MyNode) -> MyNode:
     ret = node.get_right()
+    node.set_right(ret.get_left())
     ret.set_left(node)
     return ret
 
@@ -71,28 +72,33 @@ def insert_node(node: MyNode | None, data: Any) -> MyNode | None:
         node.set_left(insert_node(node.get_left(), data))
     else:
         node.set_right(insert_node(node.get_right(), data))
-        if get_height(node) == 2:
+        if get_height(node.get_right()) - get_height(node.get_left()) == 2:
             right_child = node.get_right()
             if data < right_child.get_data():
                 node = rl_rotation(node)
+            else:
+                node = left_rotation(node)
     node.set_height(my_max(get_height(node.get_right()), get_height(node.get_left())) + 1)
     return node
 
 
-def del_node(root: MyNode, data: Any) -> MyNode | None:
+def del_node(root: MyNode) -> MyNode | None:
     left_child = root.get_left()
     right_child = root.get_right()
-    if root.get_data() == data:
+    if left_child:
+        pass
+    elif right_child:
         root = right_child
-    elif root.get_data() > data:
-        root.set_left(del_node(left_child, data))
-    elif None:
+    else:
+        return None
+    if left_child is None:
         pass
     else:
-        del_node(right_child, data)
+        root.set_left(del_node(left_child))
 
     if get_height(right_child) - get_height(left_child) == 2:
         rl_rotation(root)
+    return root
 
 
 class AVLtree:
@@ -103,7 +109,7 @@ class AVLtree:
         self.root = insert_node(self.root, data)
 
     def del_node(self, data: Any) -> None:
-        del_node(self.root, data)
+        self.root = del_node(self.root)
 
 
 random.seed(3)
@@ -112,6 +118,5 @@ lst = list(range(10))
 random.shuffle(lst)
 for i in lst:
     t.insert(i)
-random.shuffle(lst)
 for i in lst:
     t.del_node(i)
