@@ -8,12 +8,14 @@ failing statement, the calls that led to it, and the statements around them:
 `FailingPath.held_offsets`) and grows by names, like `run_map.read_by_the_run`:
 a statement in the slice pulls in every statement that binds what it reads in
 scope (an assignment, an import, a `def`, a `class`, a parameter, an attribute
-set anywhere), a `def` or `class` pulled in that way brings its whole body, and
-every statement in the slice brings the statements around it (their own
-headers: a loop's iterable, a `def`'s defaults and decorators). A statement
-that may change an object in place (`items.append(x)`, `table[k] = v`,
-`parser.add_argument(...)`) counts as binding that object's name. Reads of
-statements the original never ran do not count.
+set anywhere); a `def` pulled in that way brings what it gives back (its
+`return`s and `yield`s), a `class` its dunder methods (`__init__`, ...); a
+`def` in the slice brings the statements that call it; every statement in the
+slice brings the statements around it (their own headers only: a loop's
+iterable, a `def`'s defaults and decorators, not the rest of their bodies). A
+statement that may change an object in place (`items.append(x)`,
+`table[k] = v`, `parser.add_argument(...)`) counts as binding that object's
+name. Reads of statements the original never ran do not count.
 
 Names only, no flow, no types, and no side effects beyond those in-place
 changes: a random seed, an environment variable set for a library, a
@@ -35,8 +37,8 @@ from autodd_lsp.values import ValueLookup
 
 def outside_the_slice(source: Source, edits: list[Edit], lookup: ValueLookup, held: list[int]) -> list[int]:
     """Indices of the edits that remove only statements outside the slice of the statements
-    holding the `held` offsets (sorted; the failing path's copy in `source`). None if no
-    statement holds one: then nothing is proposed."""
+    holding the `held` offsets (sorted; the failing path's copy in `source`); none if no
+    statement holds one (the failing path is unknown or gone)."""
     statements, spans = source.statements, source.statement_spans
     index_of = {id(node): i for i, node in enumerate(statements)}
     at_span = {span: i for i, span in enumerate(spans)}
