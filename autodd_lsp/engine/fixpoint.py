@@ -15,8 +15,8 @@ of what holds the original's failing statement are not proposed, and the
 edits that remove only code the original never ran are tried first, together,
 then by halves (`run_map.py`), then in the same way those that remove only
 code outside the slice of the failing statement (`run_slice.py`); those
-refused one by one are left out of the search of the rest at that level. The removals of a binding that the original's
-run read from code that stays (`run_map.read_by_the_run`: `import os` while
+refused one by one are left out of the search of the rest at that level. The
+removals of a binding that the original's run read from code that stays (`run_map.read_by_the_run`: `import os` while
 `os.environ` is read) are likely refused until that code goes: they are left
 out of every cycle until one changes nothing, and then tried in a cycle that
 confirms (each alone, after the rest); a removal that cycle accepts starts
@@ -153,12 +153,10 @@ class Fixpoint:
                 reduction_pass, keys = by_name[name], self._waiting[name]
                 level = 0
                 while not self.host.interrupted():
-                    ctx = self._context(None)
-                    edits = reduction_pass.edits(ctx, level)
+                    ctx, edits = self._proposed(reduction_pass, level, None)
                     if edits is None:
                         break
-                    edits = [e for e in edits if respects_frozen(e, ctx.frozen) and _what_it_does(ctx.source, e) in keys]
-                    free = self._free(ctx.source, self._off_the_path(ctx.source, edits))
+                    free = self._free(ctx.source, [e for e in edits if _what_it_does(ctx.source, e) in keys])
                     if free:
                         keys.difference_update(_what_it_does(ctx.source, e) for e in free)
                         one = PassSearch(self.host, ctx.source, ctx.guards, free, reduction_pass.prior,
@@ -170,10 +168,10 @@ class Fixpoint:
 
     def _free(self, source: Source, edits: list[Edit]) -> list[Edit]:
         """`edits` less those a reader that stays still needs (`run_map.read_by_the_run`)."""
-        recorded = self.host.run_map()
-        if recorded is None or not edits:
+        lookup = self._lookup()
+        if lookup is None or not edits:
             return []
-        named = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow())))
+        named = set(read_by_the_run(source, edits, lookup))
         return [edit for index, edit in enumerate(edits) if index not in named]
 
     def run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
@@ -182,22 +180,19 @@ class Fixpoint:
         changed = False
         level = 0
         while not self.host.interrupted():
-            ctx = self._context(values if reduction_pass.uses_values else None)
-            source = ctx.source
-            edits = reduction_pass.edits(ctx, level)
-            if edits is None:
+            ctx, proposed = self._proposed(reduction_pass, level, values)
+            if proposed is None:
                 break
-            edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
+            source, edits = ctx.source, proposed
             if reduction_pass.remembers_needed:
                 edits = [e for e in edits if edit_key(source, e) not in self._needed]
             if edits and reduction_pass.uses_map:
-                edits = self._off_the_path(source, edits)
-                mapped, refused = self._map_first(ctx, edits, pool, reduction_pass,
-                                                  partial(self._proposed, reduction_pass, level, values))
+                again = partial(self._proposed, reduction_pass, level, values)
+                mapped, refused = self._map_first(ctx, edits, pool, reduction_pass, again)
                 if mapped:
                     changed = True
-                    ctx, edits = self._proposed(reduction_pass, level, values)
-                    source = ctx.source
+                    ctx, proposed = again()
+                    source, edits = ctx.source, proposed or []
                 edits = [e for e in edits if _what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
@@ -207,11 +202,21 @@ class Fixpoint:
         return changed
 
     def _proposed(self, reduction_pass: ReductionPass, level: int,
-                  values: RecordedValues | None) -> tuple[PassContext, list[Edit]]:
-        """The context of the best text, and the pass's edits at `level` that a run map may propose."""
+                  values: RecordedValues | None) -> tuple[PassContext, list[Edit] | None]:
+        """The context of the best text, and the pass's edits at `level` (None: it has no such
+        level) that respect frozen code, less, for a pass that uses the map, the removals of
+        what holds the failing statement (`_off_the_path`)."""
         ctx = self._context(values if reduction_pass.uses_values else None)
-        return ctx, self._off_the_path(ctx.source, [e for e in reduction_pass.edits(ctx, level) or []
-                                                    if respects_frozen(e, ctx.frozen)])
+        edits = reduction_pass.edits(ctx, level)
+        if edits is None:
+            return ctx, None
+        edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
+        return ctx, self._off_the_path(ctx.source, edits) if reduction_pass.uses_map and edits else edits
+
+    def _lookup(self) -> ValueLookup | None:
+        """The original's run map read through the best text's shadow; None: no map."""
+        recorded = self.host.run_map()
+        return None if recorded is None else ValueLookup(recorded, self.host.shadow())
 
     def _context(self, values: RecordedValues | None) -> PassContext:
         """What passes look at: the best text parsed, with its frozen spans and block guards,
@@ -241,13 +246,13 @@ class Fixpoint:
         return [edit for index, edit in enumerate(edits) if index not in crossing]
 
     def _map_first(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor,
-                   reduction_pass: ReductionPass, again: Callable[[], tuple[PassContext, list[Edit]]]) -> tuple[bool, set[tuple]]:
+                   reduction_pass: ReductionPass,
+                   again: Callable[[], tuple[PassContext, list[Edit] | None]]) -> tuple[bool, set[tuple]]:
         """The edits that remove only code the original never ran, tried together, then by halves;
         then, the same way, those that remove only code outside the slice of the failing statement
         (`run_slice.py`): whether some were accepted, and what those refused one by one did
         (`_what_it_does`). `again`: the context and the edits, proposed again after a change."""
-        recorded = self.host.run_map()
-        if recorded is None:
+        if self.host.run_map() is None:
             return False, set()
         path = self.host.failing_path()
 
@@ -260,7 +265,9 @@ class Fixpoint:
         groups: list[Callable[[Source, list[Edit], ValueLookup], list[int]]] = [never_ran, outside]
         accepted, refused = False, set[tuple]()
         for group in groups:
-            lookup = ValueLookup(recorded, self.host.shadow())
+            lookup = self._lookup()
+            if lookup is None:
+                break
             chosen = [edits[i] for i in group(ctx.source, edits, lookup) if _what_it_does(ctx.source, edits[i]) not in refused]
             if not chosen:
                 continue
@@ -271,7 +278,8 @@ class Fixpoint:
             refused |= {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
             if changed:
                 accepted = True
-                ctx, edits = again()
+                ctx, proposed = again()
+                edits = proposed or []
         return accepted, refused
 
     def _later(self, source: Source, edits: list[Edit], prior: float,
@@ -282,11 +290,11 @@ class Fixpoint:
         (`Edit.likely_refused`), and for a pass that uses the map, a removal of a binding the
         original's run read from code that stays (`run_map.read_by_the_run`). Only once the
         original's run is known (no map, no guess)."""
-        recorded = self.host.run_map()
-        if recorded is None:
+        lookup = self._lookup()
+        if lookup is None:
             return edits, prior
         later = {index for index, edit in enumerate(edits) if edit.likely_refused}
-        read = set(read_by_the_run(source, edits, ValueLookup(recorded, self.host.shadow()))) if reduction_pass.uses_map else set()
+        read = set(read_by_the_run(source, edits, lookup)) if reduction_pass.uses_map else set()
         later |= read
         if not later:
             return edits, prior
