@@ -85,7 +85,7 @@ def test_flatten_with_try_def_class():
         "with open(p) as fh:\n    read(fh)\n"
         "try:\n    risky()\nexcept E:\n    handle()\n"
         "class C:\n    X = 1\n"
-        "@deco\ndef f():\n    return 2\n"
+        "@deco\ndef f():\n    run(2)\n"
     )
     results = single_edit_results("flatten compound statements", text)
     assert any(r.startswith("read(fh)\n") for r in results)
@@ -93,8 +93,24 @@ def test_flatten_with_try_def_class():
     assert any("risky()\nclass C" in r for r in results)
     assert any("handle()\nclass C" in r for r in results)
     assert any("X = 1\n@deco" in r for r in results)
-    assert any(r.endswith("    X = 1\nreturn 2\n") for r in results)
-    assert all(compiles(r) for r in results if "return 2\n" not in r.splitlines(True)[-1])
+    assert any(r.endswith("    X = 1\nrun(2)\n") for r in results)
+    assert all(compiles(r) for r in results)
+
+
+def test_flatten_hoists_no_body_where_it_cannot_stand():
+    """A `return` where the `def` stood, a `break` where the loop stood, an `await` outside an
+    async function: the compiler refuses such a text, so it is not proposed (syntax/placement.py)."""
+    text = (
+        "def f():\n    return 1\n"
+        "for x in xs:\n    if x:\n        break\n"
+        "async def g():\n    await h()\n"
+        "def outer():\n    def inner():\n        return 2\n    while True:\n        for y in ys:\n            continue\n"
+    )
+    results = single_edit_results("flatten compound statements", text)
+    assert all(compile(r, "<candidate>", "exec") for r in results)
+    assert not any(r.startswith("return 1\n") or "\nif x:\n    break\n" in r or "\nawait h()" in r for r in results)
+    assert any("    return 2\n    while True:" in r for r in results)  # inside a function: it may stand
+    assert any("    while True:\n        y = 0\n        continue\n" in r for r in results)  # inside a loop too
 
 
 def test_replace_by_part_adds_parentheses_only_when_needed():

@@ -57,7 +57,7 @@ class Session:
         )
         self.recorder = ValueRecorder(self.checks, launcher)
         self.final = FinalCheck(self.checks, texts, launcher, pytest, self.accept, lambda: self.cancelled,
-                                reporter.notice, tester.watch)
+                                reporter.notice, tester.watch, tester.jobs)
         self.fixpoint = Fixpoint(self)
 
     # -- what the fixpoint and the searches call (fixpoint.FixpointHost) -------

@@ -81,7 +81,11 @@ class JobSlots:
             return path
         folder = os.path.join(self.root, slot)
         os.mkdir(folder)
-        return os.path.join(folder, self.file_name)
+        path = os.path.join(folder, self.file_name)
+        # Created now, empty: a watch of the folder made from here on (the final check's,
+        # clean_runs.py) holds it, and never takes it for what a run in flight wrote.
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        return path
 
     def side_path(self, slot: str) -> str:
         """A program path for a run outside the job slots (the recording run), beside the others."""

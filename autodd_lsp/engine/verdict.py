@@ -20,7 +20,9 @@ person's text, which brings its own frozen regions).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -74,19 +76,48 @@ def run_until_decided(
     shows_failure: Callable[[RunResult], bool],
     rule: StoppingRule,
     timeout_rejects: bool,
+    at_once: int = 1,
+    most: int = 1,
 ) -> Decided:
     """Run (`run_once`) and judge (`shows_failure`) until `rule` decides, or a run is cancelled.
 
     With `timeout_rejects`, a run that times out without showing the failure
     decides "no" at once: it left the original's path (an original that itself
     timed out does not set it, see `original.py`).
+
+    With `at_once` > 1, that many runs are in flight while the first is judged,
+    never more than `most` in all (the most the rule can ask for): the runs are
+    judged in the order they started, so the decision is the one a run after
+    another gives; a run started before the decision came is waited for, not used.
     """
-    failures = runs = 0
-    while True:
-        result = run_once()
+    if at_once <= 1:
+        return _decided(iter(run_once, None), shows_failure, rule, timeout_rejects)
+    with ThreadPoolExecutor(at_once, thread_name_prefix="autodd-runs") as pool:
+        started: deque[Future[RunResult]] = deque()
+
+        def start() -> None:
+            if len(started) + judged[0] < most:
+                started.append(pool.submit(run_once))
+
+        def in_order() -> Iterator[RunResult]:
+            while started:
+                result = started.popleft().result()
+                judged[0] += 1
+                yield result
+                start()  # undecided: one more in flight
+
+        judged = [0]
+        for _ in range(at_once):
+            start()
+        return _decided(in_order(), shows_failure, rule, timeout_rejects)
+
+
+def _decided(results: Iterator[RunResult], shows_failure: Callable[[RunResult], bool], rule: StoppingRule,
+             timeout_rejects: bool) -> Decided:
+    failures = 0
+    for runs, result in enumerate(results, start=1):
         if result.cancelled:
-            return Decided(None, failures, runs, result)
-        runs += 1
+            return Decided(None, failures, runs - 1, result)
         if shows_failure(result):
             failures += 1
         elif result.timed_out and timeout_rejects:
@@ -94,3 +125,4 @@ def run_until_decided(
         decision = rule.decide(failures, runs)
         if decision is not None:
             return Decided(decision, failures, runs, result)
+    raise AssertionError("the stopping rule asked for more runs than `most`")

@@ -41,6 +41,7 @@ from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.engine.verdict import FixedRuns, run_until_decided
 from autodd_lsp.execution import Backend, RunResult
+from autodd_lsp.execution.backend import IN_ITS_FOLDER
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
@@ -67,8 +68,9 @@ class FinalCheck:
 
     def __init__(self, checks: OriginalChecks, texts: Texts, launcher: Launcher, pytest: PytestTest | None,
                  accept: Callable[[str, str | None], None], cancelled: Callable[[], bool],
-                 notice: Callable[[str], None], watch: FolderWatch | None) -> None:
+                 notice: Callable[[str], None], watch: FolderWatch | None, jobs: int = 1) -> None:
         self.checks, self.texts, self.launcher, self.pytest = checks, texts, launcher, pytest
+        self.jobs = jobs  # runs at once (-j), each in a folder of its own when alone
         self.accept, self.cancelled, self.notice, self.watch = accept, cancelled, notice, watch
         self.rate: FailureRate | None = None
         self.observation: Observation | None = None
@@ -83,12 +85,13 @@ class FinalCheck:
         if self.launcher.launch.shell or (not self.pytest and not self.checks.options.inline_modules):
             # the result imports modules beside it, or the user's check runs from the folder it names
             return self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
-        alone = self.slots = JobSlots(1, os.path.basename(self.checks.path))
-        folder = os.path.dirname(alone.paths[0])
+        alone = self.slots = JobSlots(self._at_once(), os.path.basename(self.checks.path))
+        folders = [os.path.dirname(path) for path in alone.paths]
         launch = self.pytest.launch(standalone=True) if self.pytest else self.launcher.launch
-        fresh = replace(self.launcher, cwd=folder, extra_sys_path=(), launch=launch).backend("subproc")
+        # Each run in the empty folder of its file (cwd IN_ITS_FOLDER), none beside another's.
+        fresh = replace(self.launcher, cwd=IN_ITS_FOLDER, extra_sys_path=(), launch=launch).backend("subproc")
         try:  # a test is judged alone only; a script goes on beside its files if it must
-            if self._check(fresh, alone, rules, backend_name, FolderWatch([folder]),
+            if self._check(fresh, alone, rules, backend_name, FolderWatch(folders),
                            "always" if self.pytest else "if-flaky"):
                 return True
         finally:
@@ -115,7 +118,7 @@ class FinalCheck:
             return rate.runs > 0 and (rate.failures == rate.runs if deterministic else rate.failures > 0)
 
         with fresh:
-            checker = self.tester = CandidateTester(fresh, slots, jobs=1, rules=rules, watch=watch)
+            checker = self.tester = CandidateTester(fresh, slots, jobs=self._at_once(), rules=rules, watch=watch)
             last = len(history) - 1
             self.rate = self._measure(checker, last, wanted, deterministic)
             if passes(self.rate) or (go_back == "if-flaky" and not self.rate.failures):
@@ -135,6 +138,10 @@ class FinalCheck:
             self.accept(history[good], None)
             self.rate = self._measure(checker, len(history) - 1, wanted, deterministic)
             return passes(self.rate)
+
+    def _at_once(self) -> int:
+        """How many of the final runs go at once: -j's, up to as many as are wanted."""
+        return max(1, min(self.jobs, max(self.checks.rate_runs, FINAL_RUNS)))
 
     def _measure(self, checker: CandidateTester, index: int, runs: int, deterministic: bool,
                  quick: bool = False) -> FailureRate:
@@ -166,6 +173,8 @@ class FinalCheck:
             # one): a fresh interpreter starts slower than the warm fork the candidates ran in.
             _EveryRun(runs, quick) if deterministic else FixedRuns(runs, until_first_failure=quick),
             timeout_rejects=False,
+            # Bisecting, the first run may decide; measuring, every run counts: they go at once.
+            at_once=1 if quick else min(checker.jobs, runs), most=runs,
         )
         failures = decided.failures
         if decided.runs:

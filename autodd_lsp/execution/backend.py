@@ -7,7 +7,8 @@ A backend runs a candidate file so that, from inside, it looks like
   * stdin empty (/dev/null), or the launch's `stdin` file; the interpreter is `python` (never
     whatever is on PATH);
   * the environment is ours, with `extra_env` set (and PYTHONPATH, below);
-  * cwd is `cwd`; `sys.path[0]` is the candidate's folder, and `extra_sys_path`
+  * cwd is `cwd` (`IN_ITS_FOLDER`: the candidate's own folder; the final check's
+    runs, each alone in an empty folder, subproc only); `sys.path[0]` is the candidate's folder, and `extra_sys_path`
     (normally the original file's folder, so sibling imports still work) follows it,
     as PYTHONPATH would put it;
   * output is captured at the file-descriptor level (os.write, C extensions and
@@ -170,6 +171,9 @@ class CancelEvent:
                 self._waiter = threading.Event()
             waiter = self._waiter
         return waiter.wait(timeout)
+
+
+IN_ITS_FOLDER = ""  # a backend's cwd: each run in the folder of the file it runs
 
 
 class Backend(ABC):

@@ -27,7 +27,7 @@ class _RecordingBackend(SubprocessBackend):
         self.out_path = out_path
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return self._popen([self.python, RECORDER, path, self.out_path, *self.launch.args], stdout_fd, stderr_fd, env)
+        return self._popen([self.python, RECORDER, path, self.out_path, *self.launch.args], stdout_fd, stderr_fd, env, path)
 
 
 def record_values(

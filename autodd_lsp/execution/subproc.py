@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from types import CodeType
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.execution.backend import Backend, RunResult
+from autodd_lsp.execution.backend import IN_ITS_FOLDER, Backend, RunResult
 from autodd_lsp.execution.capture import (
     REAP_TIMEOUT,
     Exit,
@@ -69,15 +69,18 @@ class SubprocessBackend(Backend):
         return self._watch(proc, started, stdout_r, stderr_r, timeout, cancel)
 
     def _spawn(self, path: str, stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        return self._popen(self.launch.command(self.python, path), stdout_fd, stderr_fd, self.launch.env(self.python, path, env))
+        return self._popen(self.launch.command(self.python, path), stdout_fd, stderr_fd,
+                           self.launch.env(self.python, path, env), path)
 
-    def _popen(self, command: list[str], stdout_fd: int, stderr_fd: int, env: dict[str, str]) -> subprocess.Popen:
-        """Start `command` as every run of the program starts: its folder, its input, its own group."""
+    def _popen(self, command: list[str], stdout_fd: int, stderr_fd: int, env: dict[str, str],
+               path: str) -> subprocess.Popen:
+        """Start `command` (a run of the file `path`) as every run of the program starts: its
+        folder, its input, its own group."""
         stdin = self.launch.open_stdin()
         try:
             return subprocess.Popen(
                 command,
-                cwd=self.cwd,
+                cwd=self.cwd if self.cwd != IN_ITS_FOLDER else os.path.dirname(path),
                 env=env,
                 stdin=stdin,
                 stdout=stdout_fd,

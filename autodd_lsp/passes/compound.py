@@ -4,7 +4,9 @@
 then `A` (one iteration; the value `v` had when the original read it, see
 autodd_lsp.values, or 0 for a name the run never read); `while`, `try`, `with`, `def` and `class` give way to their
 body; `else` branches are dropped. Bodies are re-indented to the statement's
-level, strings inside them untouched.
+level, strings inside them untouched. A loop's or a function's body is not
+hoisted where it cannot stand (`syntax/placement.py`: a `return` at module level,
+a `break` outside a loop).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from autodd_lsp.passes.base import (
     ReductionPass,
     is_elif,
     register,
-    walk_statements,
 )
 from autodd_lsp.passes.constants import usable_here
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
+from autodd_lsp.syntax.placement import LOOPS, Place, placed_statements
 from autodd_lsp.syntax.source import Source, Span, last_line
 
 
@@ -204,17 +206,20 @@ class SimplifyCompound(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
-        for stmt, _ in walk_statements(source.tree):
+        for stmt, place in placed_statements(source.tree):
             if ctx.is_frozen(stmt):
                 continue
-            edits.extend(self._for_statement(ctx, stmt))
+            edits.extend(self._for_statement(ctx, stmt, place))
             dropped = drop_else(source, stmt, self.name)
             if dropped:
                 edits.append(dropped)
         return edits
 
-    def _for_statement(self, ctx: PassContext, stmt: ast.stmt) -> list[Edit]:
+    def _for_statement(self, ctx: PassContext, stmt: ast.stmt, place: Place) -> list[Edit]:
         source = ctx.source
+        if isinstance(stmt, (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and not place.allows(stmt.body):
+            return []  # `return` where the `def` stood, `break` where the loop stood: the compiler refuses it
         if isinstance(stmt, ast.If):
             return if_edits(source, stmt, self.name)
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
