@@ -120,6 +120,13 @@ class Group(IntEnum):
     TIDY = 5  # readable output, once at the end
 
 
+# The first guess for a fine-grained pass: its edits one at a time. Below 0.5 ProbDD tries pairs,
+# and a pair costs one candidate when both edits go and three when not, so pairs pay only while
+# fewer than about 29% of the edits are needed; after the statement group, most of them are
+# (notes/parallelism.md, "ProbDD").
+MOSTLY_NEEDED = 0.5
+
+
 class ReductionPass:
     """One kind of rewrite. Subclasses set `name` and implement `propose`
     (or `propose_at` if they have levels)."""
@@ -135,7 +142,8 @@ class ReductionPass:
     # is not tried again.
     remembers_needed: bool = False
     # ProbDD's first guess of the share of edits that are needed; the engine
-    # replaces it by what it observed in this pass's previous round.
+    # replaces it by what it observed in this pass's previous round. Fine-grained
+    # passes start from MOSTLY_NEEDED.
     prior: float = 0.1
     # Passes that offer the original's values wait for them (recorded in the background).
     uses_values: bool = False

@@ -13,7 +13,13 @@ import io
 import tokenize
 
 from autodd_lsp.oracle.degenerate import SHAPE_TAKERS
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.base import (
+    MOSTLY_NEEDED,
+    Group,
+    PassContext,
+    ReductionPass,
+    register,
+)
 from autodd_lsp.passes.expressions import is_statement_value, replaceable_expressions
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, replace
@@ -86,7 +92,7 @@ class ReplaceWithConstant(ReductionPass):
     order = 2
 
     remembers_needed = True
-    prior = 0.4
+    prior = MOSTLY_NEEDED
     uses_values = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:

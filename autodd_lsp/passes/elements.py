@@ -7,7 +7,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.base import (
+    MOSTLY_NEEDED,
+    Group,
+    PassContext,
+    ReductionPass,
+    register,
+)
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Located, Source, Span, last_line
 
@@ -83,7 +89,7 @@ class RemoveElements(ReductionPass):
     order = 1
 
     remembers_needed = True
-    prior = 0.4
+    prior = MOSTLY_NEEDED
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from autodd_lsp.passes.base import (
+    MOSTLY_NEEDED,
     Group,
     PassContext,
     ReductionPass,
@@ -167,7 +168,7 @@ class ReplaceWithPart(ReductionPass):
     order = 0
 
     remembers_needed = True
-    prior = 0.4
+    prior = MOSTLY_NEEDED
 
     uses_values = True
 

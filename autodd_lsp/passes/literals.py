@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import ast
 
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.base import (
+    MOSTLY_NEEDED,
+    Group,
+    PassContext,
+    ReductionPass,
+    register,
+)
 from autodd_lsp.passes.expressions import replaceable_expressions
 from autodd_lsp.syntax.patch import Edit, delete, replace
 from autodd_lsp.syntax.source import last_line
@@ -36,7 +42,7 @@ class ShrinkLiterals(ReductionPass):
     group = Group.SLOW
 
     remembers_needed = True
-    prior = 0.4
+    prior = MOSTLY_NEEDED
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
