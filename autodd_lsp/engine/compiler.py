@@ -19,12 +19,12 @@ would compile to a docstring.
 from __future__ import annotations
 import __future__
 
-import warnings
 from collections import OrderedDict
 from types import CodeType
 
 from autodd_lsp.syntax.chunks import Chunk, recall, remember, split_chunks
 from autodd_lsp.syntax.lines import split_lines
+from autodd_lsp.syntax.parsing import quietly
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -37,8 +37,7 @@ _COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 def compile_whole(text: str, path: str, flags: int = 0) -> CodeType | None:
     """`text` compiled as `python path` would compile it; None if it does not compile."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings of candidates are not ours to show
+        with quietly():  # SyntaxWarnings of candidates are not ours to show
             return compile(text, path, "exec", flags=flags, dont_inherit=True)
     except _COMPILE_ERRORS:
         return None

@@ -10,16 +10,33 @@ same time, so every parse in AutoDD goes through this lock, and so does every co
 tree (`compile_tree`: its conversion back from Python objects keeps the same shared depth;
 a CI run failed that way when the frozen-code probe compiled trees in job threads). A parse
 takes milliseconds; the lock costs nothing measurable next to running candidates.
+
+The same holds for warnings: `warnings.catch_warnings` saves the process's filters and
+restores them on exit, so two threads' blocks interleaved restore each other's, and the
+filters are left off for good (or a candidate's `SyntaxWarning` shows: pytest printed
+them). Code that silences warnings does it through `quietly`, one block at a time.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import threading
+import warnings
+from collections.abc import Iterator
 from types import CodeType
 from typing import Any, Literal, overload
 
 _LOCK = threading.Lock()
+_QUIET = threading.RLock()  # one `quietly` block at a time (a block may hold another)
+
+
+@contextlib.contextmanager
+def quietly() -> Iterator[None]:
+    """Warnings off while the block runs (a candidate's `SyntaxWarning` is not ours to show)."""
+    with _QUIET, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 @overload
