@@ -16,7 +16,10 @@ preloaded modules a candidate may have stopped importing, and one run of a
 candidate cannot tell a flaky text: if the result fails these runs, the newest
 accepted text that passes them is found by a binary search over the history
 and becomes the result. With `subproc`, an intermittent failure was already
-judged that way: a result that does not fail then is kept.
+judged that way: a result that does not fail then is kept. At -j N the runs
+that measure go up to N at once, alone each in an empty folder of its own, and
+are judged in the order they started (`verdict.run_until_decided`); bisecting,
+one at a time.
 
 A run here has the full `--timeout`, not the candidates' adaptive limit: a
 fresh interpreter starts slower than a warm fork. A run that times out does not

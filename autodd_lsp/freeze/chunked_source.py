@@ -16,7 +16,7 @@ from autodd_lsp.freeze.incremental import ChunkParser
 from autodd_lsp.freeze.model import Problem, TextRange
 from autodd_lsp.syntax.chunks import Chunk, split_chunks
 from autodd_lsp.syntax.lines import LINE_BREAK, split_lines
-from autodd_lsp.syntax.parsing import parse, quietly
+from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Located, end_col, first_line, last_line
 
 BOM = "\ufeff"
@@ -69,9 +69,9 @@ def load_source(text: str) -> ChunkedSource | Problem:
 def parse_python(text: str) -> ast.Module | Problem:
     """The module's AST, or a Problem describing why it does not parse."""
     try:
-        with quietly():  # invalid escape sequences etc. would print on every keystroke
-            # A byte-order mark is fine in a file but not in a str: parse without it.
-            return parse(text[1:] if text.startswith(BOM) else text)
+        # A byte-order mark is fine in a file but not in a str: parse without it. `parse` is quiet
+        # (invalid escape sequences etc. would print on every keystroke).
+        return parse(text[1:] if text.startswith(BOM) else text)
     except SyntaxError as error:
         return _syntax_problem(text, error)
     except ValueError as error:  # null bytes (Python < 3.12)

@@ -14,7 +14,8 @@ takes milliseconds; the lock costs nothing measurable next to running candidates
 The same holds for warnings: `warnings.catch_warnings` saves the process's filters and
 restores them on exit, so two threads' blocks interleaved restore each other's, and the
 filters are left off for good (or a candidate's `SyntaxWarning` shows: pytest printed
-them). Code that silences warnings does it through `quietly`, one block at a time.
+them). `parse` and `compile_tree` are quiet (a candidate's `1[0]`, or an invalid escape sequence in its strings, warns), and so is
+any code that silences warnings: through `quietly`, one block at a time, taken before `_LOCK`.
 """
 
 from __future__ import annotations
@@ -48,11 +49,11 @@ def parse(source: str | bytes, filename: str, mode: str, **options: Any) -> ast.
 
 
 def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec", **options: Any) -> ast.AST:
-    with _LOCK:
+    with quietly(), _LOCK:  # `quietly` first, always: one order for the two locks
         return ast.parse(source, filename, mode, **options)
 
 
 def compile_tree(tree: ast.Module, filename: str) -> CodeType:
     """`compile(tree, filename, "exec", dont_inherit=True)`, one thread at a time (see above)."""
-    with _LOCK:
+    with quietly(), _LOCK:
         return compile(tree, filename, "exec", dont_inherit=True)
