@@ -77,13 +77,12 @@ class JobSlots:
     def _new_path(self, slot: str) -> str:
         if self.folder is not None:
             path = os.path.join(self.folder, self._hidden_name(slot))
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            return path
-        folder = os.path.join(self.root, slot)
-        os.mkdir(folder)
-        path = os.path.join(folder, self.file_name)
-        # Created now, empty: a watch of the folder made from here on (the final check's,
-        # clean_runs.py) holds it, and never takes it for what a run in flight wrote.
+        else:
+            folder = os.path.join(self.root, slot)
+            os.mkdir(folder)
+            path = os.path.join(folder, self.file_name)
+        # Created now, empty (and never another's): a watch of its folder made from here on (the
+        # final check's, clean_runs.py) holds it, and never takes it for what a run in flight wrote.
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         return path
 

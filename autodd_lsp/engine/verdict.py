@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -93,22 +93,16 @@ def run_until_decided(
     if at_once <= 1:
         return _decided(iter(run_once, None), shows_failure, rule, timeout_rejects)
     with ThreadPoolExecutor(at_once, thread_name_prefix="autodd-runs") as pool:
-        started: deque[Future[RunResult]] = deque()
-
-        def start() -> None:
-            if len(started) + judged[0] < most:
-                started.append(pool.submit(run_once))
+        started = deque(pool.submit(run_once) for _ in range(min(at_once, most)))
 
         def in_order() -> Iterator[RunResult]:
+            submitted = len(started)
             while started:
-                result = started.popleft().result()
-                judged[0] += 1
-                yield result
-                start()  # undecided: one more in flight
+                yield started.popleft().result()
+                if submitted < most:  # undecided: one more in flight
+                    started.append(pool.submit(run_once))
+                    submitted += 1
 
-        judged = [0]
-        for _ in range(at_once):
-            start()
         return _decided(in_order(), shows_failure, rule, timeout_rejects)
 
 
