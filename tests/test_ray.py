@@ -65,7 +65,7 @@ PROGRAM = textwrap.dedent(
     if marks:  # each run leaves a note; on the node a test kills, it kills its own Ray worker first
         doomed = os.environ.get("AUTODD_TEST_DOOMED_NODE", "")
         with open(os.path.join(marks, "run-%d" % os.getpid()), "w") as note:
-            note.write(doomed)
+            note.write(doomed + "@" + os.environ.get("AUTODD_TEST_NODE", ""))
         if doomed:
             with open("/proc/%d/stat" % os.getppid()) as stat:  # the fork server's parent: the worker
                 worker = int(stat.read().rsplit(")", 1)[1].split()[1])
@@ -75,6 +75,9 @@ PROGRAM = textwrap.dedent(
         elif len(os.listdir(marks)) > SLOW_AFTER:
             import time
             time.sleep(60)
+        elif os.environ.get("AUTODD_TEST_NODE"):  # on the lost-node test's cluster: a run long enough to lose
+            import time
+            time.sleep(0.1)
     # autodd: end-freeze
     total = 0
     for row in rows:
@@ -200,7 +203,7 @@ def test_a_node_killed_mid_run_costs_only_its_candidates(cluster, tmp_path, monk
     _reduction, sequential = run_reduction(make_program(tmp_path / "alone", marks), backend="runner", jobs=1)
 
     def kill_when_running_there() -> None:
-        while not any(note.read_text() == "1" for note in marks.glob("run-*")):
+        while not any(note.read_text().startswith("1@") for note in marks.glob("run-*")):
             time.sleep(0.05)
         cluster.remove_node(doomed, allow_graceful=False)
 
@@ -319,7 +322,10 @@ def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_
     worker node's raylet mid-run, and in the second variant then of the raylet the command's
     driver is attached to (the cluster then counts that driver as dead and ends every worker it
     owns). The run notices, reruns what was lost (connecting again when its own node died) and
-    gives -j 1's result, within a bound (generous: not a speed goal, a hang is the failure)."""
+    gives -j 1's result, within a bound (generous: not a speed goal, a hang is the failure).
+    The worker node killed is one a run already ran on (one still warming when killed costs no
+    candidate), and runs there pause 0.1 s, so the run is still going when the cluster counts
+    the node dead (its health check: 1.5 s) and the lost candidate is seen and counted."""
     made = Cluster(initialize_head=True, head_node_args=HEAD)
     command = None
     try:
@@ -341,9 +347,21 @@ def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_
             cwd=source.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )
 
-        def kill_after(runs: int, node) -> None:
-            while len(list(marks.glob("run-*"))) < runs_before + runs:
+        def ran_on() -> set[str]:
+            """The marks of the nodes the command's runs ran on so far (each note ends with one)."""
+            return {note.read_text().rpartition("@")[2] for note in marks.glob("run-*")} - {""}
+
+        def kill_after(runs: int, node=None) -> None:
+            """Kills `node` (or the first worker node a run ran on, other than the driver's: its
+            worker is then in the command's rotation, so a candidate of its is lost) once the command
+            ran `runs` programs and such a node exists."""
+            while True:
                 assert command.poll() is None, command.communicate()[0]
+                if len(list(marks.glob("run-*"))) >= runs_before + runs:
+                    node = node or next((candidate for candidate in made.worker_nodes if candidate is not driver_node
+                                         and node_marks[candidate.node_id].rpartition("=")[2] in ran_on()), None)
+                    if node is not None:
+                        break
                 time.sleep(0.05)
             node.kill_raylet()
             if node.node_id in node_marks:
@@ -353,8 +371,7 @@ def test_raylets_killed_mid_run_cost_only_their_candidates(doomed, tmp_path, no_
         # asked of the cluster as the command's ray.init asks it.
         drivers = get_node_to_connect_for_driver(made.gcs_address, "127.0.0.1")["node_id"]
         driver_node = next(node for node in [made.head_node, *made.worker_nodes] if node.node_id == drivers)
-        worker = min((node for node in made.worker_nodes if node is not driver_node), key=lambda node: node.node_id)
-        kill_after(5, worker)  # the command runs candidates on the cluster by now
+        kill_after(5)  # the command runs candidates on the cluster by now
         if "the driver's node" in doomed:
             kill_after(15, driver_node)
         try:

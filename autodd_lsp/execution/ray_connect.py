@@ -12,10 +12,12 @@ import logging
 import os
 import socket
 import threading
+import time
 
 import ray
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's address before saying it cannot be reached
+SETTLE_TIMEOUT = 15.0  # at most this long a reconnect waits for the cluster to count a dead node dead
 _LOCAL_ADDRESSES = {"127.0.0.1", "localhost", "::1"}
 
 _connect_lock = threading.Lock()
@@ -59,12 +61,38 @@ def connect(address: str = "", ship: str | None = None) -> None:
 
 
 def reconnect() -> None:
-    """Connect again as before (ray.shutdown, then ray.init): to a live node, as a new driver."""
+    """Connect again as before (ray.shutdown, then ray.init): to a live node, as a new driver.
+
+    ray.init attaches to a node the cluster counts as alive; one whose raylet died a moment
+    ago still counts for a second or two, and attaching to it ends this process (Ray's core
+    worker exits when it cannot reach its raylet). So first wait, a bounded while, until no
+    node counted alive has a raylet that refuses connections."""
     global _connected
+    _wait_for_dead_nodes_to_be_counted()
     with _connect_lock:
         previous, _connected = _connected, None
     address, ship = previous if previous is not None else ("", None)
     connect(address, ship)
+
+
+def _wait_for_dead_nodes_to_be_counted(most: float = SETTLE_TIMEOUT) -> None:
+    end = time.monotonic() + most
+    while time.monotonic() < end:
+        try:
+            alive = [node for node in ray.nodes() if node.get("Alive")]
+        except Exception:  # noqa: BLE001 - the cluster cannot say: connect and let Ray decide
+            return
+        if all(_listens(node["NodeManagerAddress"], node["NodeManagerPort"]) for node in alive):
+            return
+        time.sleep(0.2)
+
+
+def _listens(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, int(port)), timeout=1.0).close()
+    except OSError:
+        return False
+    return True
 
 
 def driver_alive() -> bool:
