@@ -58,6 +58,7 @@ from autodd_lsp.engine.protection import (
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.reporter import Reporter
 from autodd_lsp.engine.run_map import FailingPath
+from autodd_lsp.engine.run_scratch import compiled
 from autodd_lsp.engine.texts import Texts
 from autodd_lsp.execution import RunResult
 from autodd_lsp.kinds.signature import output_tail
@@ -91,6 +92,7 @@ class OriginalChecks:
         self.rate: FailureRate | None = None
         self.rate_runs = 1
         self.record_timeout = options.timeout  # the recording run's limit (`value_recorder.py`)
+        self._cold = 0.0  # the first run's time when it compiled kernels (run_scratch.py), else 0
         self.no_match = NoMatchWatch(None, lambda line: None)  # why no candidate matches, set by check()
         self.keep_seeds = False  # the seeding calls are protected (seeds.py), set by check()
         self.passing = passing  # side A of --passes-with (passing_side.py)
@@ -192,7 +194,13 @@ class OriginalChecks:
             ]
             warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
             duration = max(warm) if warm and not first_run.timed_out else first_run.duration
-            candidate_timeout = adaptive_timeout(duration, timeout)
+            if compiled(self.tester.backend.extra_env) and not self._cold:  # its kernels compiled (run_scratch.py)
+                self._cold = first_run.duration  # kept: a later check (once inlined) finds them compiled
+                self.reporter.notice(
+                    f"the program compiles kernels before it fails ({self._cold:.1f} s without a kernel cache): "
+                    f"a candidate may run {adaptive_timeout(duration, timeout, self._cold):.1f} s, time to compile one again"
+                )
+            candidate_timeout = adaptive_timeout(duration, timeout, self._cold)
             rate_test = self._measured(FailureRate(sum(failed), len(runs)))
             # A candidate's run that times out has left the original's path, unless the original timed out too.
             timeout_rejects = not any(r.timed_out for r in runs)
@@ -393,14 +401,17 @@ class OriginalChecks:
         return FrozenCheck(ids, required) if required and not result.cancelled else None
 
 
-def adaptive_timeout(original_seconds: float, limit: float) -> float:
-    """How long a candidate may run: 5x the original, at least 0.3 s, at most --timeout.
+def adaptive_timeout(original_seconds: float, limit: float, cold_seconds: float = 0.0) -> float:
+    """How long a candidate may run: 5x the original, at least 0.3 s, at most --timeout; and
+    at least twice `cold_seconds`, the original's first run where it compiled its kernels.
 
     A candidate that runs much longer than the original has almost always left
     the failing path (a hang, or -- typical for kernels -- a "fixed" kernel that
     goes on to compile for a second or more); it costs a fraction of a second,
     not the whole --timeout. The floor keeps a loaded machine from turning slow
-    runs of fast programs into timeouts.
+    runs of fast programs into timeouts. Where the failure shows only after the
+    kernels compiled, a candidate that edits one compiles it again, which the
+    original's warm runs (kernels cached) never paid (`run_scratch.py`).
     """
-    return min(limit, max(0.3, 5.0 * original_seconds))
+    return min(limit, max(0.3, 5.0 * original_seconds, 2.0 * cold_seconds))
 

@@ -40,6 +40,7 @@ from autodd_lsp.engine.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.person import Kept, Offers, OfferVerdict, syntax_problem
 from autodd_lsp.engine.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.engine.reporter import Reporter
+from autodd_lsp.engine.run_scratch import scratch_env, without_scratch
 from autodd_lsp.engine.session import Session
 from autodd_lsp.engine.texts import Texts, parse_program
 from autodd_lsp.execution import CancelEvent
@@ -85,8 +86,10 @@ class Reduction:
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
         jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
-        launcher = self._launcher()
         slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        launcher = self._launcher()
+        if self.options.backend_to_use != "ray":  # the runs' own temporary folder and kernel cache (run_scratch.py)
+            launcher = replace(launcher, extra_env={**launcher.extra_env, **scratch_env(slots.root)})
         if slots.fallback_reason:
             self._reporter.notice(
                 f"{slots.fallback_reason}: candidates run from a temporary folder, so files the program "
@@ -206,7 +209,10 @@ class Reduction:
         slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
         try:
             # Started as candidates are now: a script, or the test under pytest (without conftest.py once inlined).
-            with replace(session.launcher, launch=session.tester.backend.launch).backend("subproc") as fresh:
+            # The run's scratch folders went with it (run_scratch.py): a program would make them anew.
+            launcher = replace(session.launcher, launch=session.tester.backend.launch,
+                               extra_env=without_scratch(session.launcher.extra_env))
+            with launcher.backend("subproc") as fresh:
                 tester = CandidateTester(fresh, slots, jobs=1, rules=session.tester.rules, watch=session.tester.watch)
                 return session.judged(tester, text, cancel)
         finally:
