@@ -42,10 +42,11 @@ def test_compiled_means_a_kernel_was_written_into_the_runs_own_folder(tmp_path):
 @pytest.mark.slow
 def test_a_kernel_edit_that_must_compile_again_is_tried_and_nothing_is_left_in_the_users_folders(
         tmp_path, monkeypatch):
-    """The kernel writes Z, which nothing checks, then Y one too high: the Z loop goes. With
-    the user's cache the original's runs found the kernel compiled, every kernel edit timed
-    out while compiling (0.4 s against ~0.5 s here) and the Z loop stayed. TileLang leaves
-    each compile's C++ and library in the temporary folder: the runs' own, removed after."""
+    """The kernel writes Z, which nothing checks, then Y one too high: the Z loop goes. The
+    user ran the program before, so their cache holds its kernel: with it, the original's
+    runs found the kernel compiled, every kernel edit timed out while compiling (0.4 s
+    against ~0.5 s here) and the Z loop stayed. TileLang leaves each compile's C++ and
+    library in the temporary folder: the runs' own, removed after."""
     pytest.importorskip("tilelang", reason="needs the tilelang extra")
     private, users_cache = tmp_path / "private-tmp", tmp_path / "users-cache"
     private.mkdir()
@@ -54,6 +55,14 @@ def test_a_kernel_edit_that_must_compile_again_is_tried_and_nothing_is_left_in_t
     output = tmp_path / "scale.min.py"
     monkeypatch.setenv("TMPDIR", str(private))
     monkeypatch.setenv(KERNEL_CACHE, str(users_cache))
+    # The user ran it once before: their cache holds its kernel (and their temporary folder TileLang's files).
+    ran = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         check=False)
+    assert "Tensor-likes are not close" in ran.stderr
+    cached = sorted(users_cache.rglob("*"))
+    assert cached
+    for leftover in private.iterdir():
+        leftover.unlink()
     done = subprocess.run(
         [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", "Tensor-likes are not close",
          "-o", str(output), "-j", "1"],
@@ -64,5 +73,5 @@ def test_a_kernel_edit_that_must_compile_again_is_tried_and_nothing_is_left_in_t
     result = output.read_text()
     assert "* 3.0" not in result, result  # the Z loop: an edit of the kernel, compiled again
     assert "* 2.0 + 1.0" in result, result  # the bug stays
-    assert not users_cache.exists() or not any(users_cache.rglob("*")), "a run wrote into the user's kernel cache"
+    assert sorted(users_cache.rglob("*")) == cached, "a run wrote into the user's kernel cache"
     assert list(private.iterdir()) == []  # no tmp*.cpp, tmp*.so: the runs' folders went with the run
