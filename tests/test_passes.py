@@ -207,6 +207,28 @@ def test_multiline_string_loses_single_lines():
     assert 'data = ""\n' not in results  # never emptied: a value no real program has
 
 
+def test_nothing_but_a_tensor_stands_where_the_run_saw_a_tensor():
+    """`z = torch.zeros(64, 32)` -> `z = 64` (a TileLang kernel's unchecked output, then
+    `kernel(x, y, 1)`) or `model(x)` -> `model`: never offered; `x.float()` -> `x` (a tensor
+    both) is, and so is any part where the run recorded no tensor for the whole."""
+    text = "z = torch.zeros(64, 32)\ny = model(x)\nw = x.float()\nn = len(x)\n"
+
+    def at(expr):
+        start = text.index(expr)
+        return (start, start + len(expr))
+
+    tensor = Recorded("instance", "torch.zeros((64, 32), dtype=torch.float32)")
+    recorded = {at("torch.zeros(64, 32)"): tensor, at("model(x)"): tensor, at("model"): Recorded("instance", None),
+                at("x.float()"): tensor, at("x)"[:1]): tensor, at("len(x)"): Recorded("value", "64")}
+    recorded[(text.index("x.float"), text.index("x.float") + 1)] = tensor
+    ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
+    (reduction_pass,) = [p for p in registered_passes() if p.name == "replace expressions by a part"]
+    results = {render(text, select_patches([e], ctx.guards)) for e in reduction_pass.edits(ctx) or []}
+    assert not any(line in result for result in results for line in ("z = 64\n", "z = 32\n", "y = model\n"))
+    assert "z = torch.zeros(64, 32)\ny = model(x)\nw = x\nn = len(x)\n" in results
+    assert "z = torch.zeros(64, 32)\ny = model(x)\nw = x.float()\nn = x\n" in results
+
+
 def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
     """`cfg.size` -> `cfg` (an instance where a number was) and `len(name)` -> `name` (a string
     where a number was) are marked; `a + b` -> `a` (numbers both) is not, nor is any part

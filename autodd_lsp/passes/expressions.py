@@ -111,15 +111,25 @@ _NAMESPACES = ("module", "class")
 def stands_in(ctx: PassContext | None, part: ast.expr, whole: ast.expr) -> bool:
     """May `part` stand where `whole` was? Not a module or class where a value or an
     instance was (`torch.zeros(3)` -> `torch`, `Config()` -> `Config`), nor a function
-    where a recorded value was."""
+    where a recorded value was, nor anything but a tensor where the run saw a tensor
+    (`torch.zeros(64, 32)` -> `64`, `model(x)` -> `model`: a program with a number where
+    its tensor was is not the user's, whatever it raises)."""
     if ctx is None:
         return True
+    if _tensor(ctx, whole) and not _tensor(ctx, part):
+        return False
     part_kind = ctx.kind_of(part)
     if part_kind in _NAMESPACES:
         return ctx.kind_of(whole) in _NAMESPACES
     if part_kind == "function":
         return ctx.kind_of(whole) not in ("value", "instance")
     return True
+
+
+def _tensor(ctx: PassContext, node: ast.expr) -> bool:
+    """Whether the run recorded `node` as a tensor."""
+    found = ctx.recorded(node)
+    return found is not None and is_tensor_value(found.literal or "")
 
 
 def child_edits(source: Source, node: ast.expr, name: str, ctx: PassContext | None = None) -> list[Edit]:
