@@ -137,7 +137,8 @@ def test_every_pass_has_its_own_order_and_they_run_as_they_always_did():
         "inline functions called once", "replace expressions by a part", "inline variables",
         "replace expressions by a constant",
         "shrink literals", "remove list elements",
-        "remove unused imports", "remove stale comments", "tidy blank lines", "drop redundant parentheses",
+        "drop dead elif clauses", "remove unused imports", "remove stale comments", "tidy blank lines",
+        "drop redundant parentheses",
         "format touched statements",
     ]
 

@@ -207,6 +207,19 @@ def test_multiline_string_loses_single_lines():
     assert 'data = ""\n' not in results  # never emptied: a value no real program has
 
 
+def test_dead_elif_clauses_go_and_live_ones_stay():
+    """`elif None: pass` between live clauses (public_avl_tree's result), before an `else`,
+    and last in its chain; an `elif` whose test is not a falsy constant stays."""
+    text = ("if a:\n    x()\nelif None:\n    pass\nelif b:\n    y()\nelif 0:\n    # nothing\n    pass\n"
+            "else:\n    z()\nif c:\n    x()\nelif False:\n    y()\nif d:\n    x()\nelif e:\n    pass\n")
+    results = single_edit_results("drop dead elif clauses", text)
+    assert len(results) == 3
+    assert text.replace("elif None:\n    pass\n", "") in results
+    assert text.replace("elif 0:\n    # nothing\n    pass\n", "") in results
+    assert text.replace("elif False:\n    y()\n", "") in results
+    assert all(compiles(result) for result in results)
+
+
 def test_nothing_but_a_tensor_stands_where_the_run_saw_a_tensor():
     """`z = torch.zeros(64, 32)` -> `z = 64` (a TileLang kernel's unchecked output, then
     `kernel(x, y, 1)`) or `model(x)` -> `model`: never offered; `x.float()` -> `x` (a tensor

@@ -44,7 +44,8 @@ def results(pass_name, original, text):
 
 def test_tidy_group_order():
     tidy = [p.name for p in registered_passes() if p.group == 5]
-    assert tidy == ["remove unused imports", COMMENTS, "tidy blank lines", "drop redundant parentheses", FORMAT]
+    assert tidy == ["drop dead elif clauses", "remove unused imports", COMMENTS, "tidy blank lines",
+                    "drop redundant parentheses", FORMAT]
 
 
 # -- format touched statements ---------------------------------------------------

@@ -5,7 +5,7 @@
 3. simplify: inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
-5. tidy: unused imports, stale comments, blank lines left behind by removals,
+5. tidy: dead `elif` clauses, unused imports, stale comments, blank lines left behind by removals,
    redundant parentheses, formatting of the statements the reduction touched
    (ruff's range formatting)
 """
@@ -14,6 +14,7 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     calls,
     compound,
     constants,
+    dead_clauses,
     elements,
     expressions,
     format,
