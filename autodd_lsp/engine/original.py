@@ -194,13 +194,15 @@ class OriginalChecks:
             ]
             warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
             duration = max(warm) if warm and not first_run.timed_out else first_run.duration
-            if compiled(self.tester.backend.extra_env) and not self._cold:  # its kernels compiled (run_scratch.py)
+            first_compiled = not self._cold and compiled(self.tester.backend.extra_env)  # (run_scratch.py)
+            if first_compiled:
                 self._cold = first_run.duration  # kept: a later check (once inlined) finds them compiled
+            candidate_timeout = adaptive_timeout(duration, timeout, self._cold)
+            if first_compiled:
                 self.reporter.notice(
                     f"the program compiles kernels before it fails ({self._cold:.1f} s without a kernel cache): "
-                    f"a candidate may run {adaptive_timeout(duration, timeout, self._cold):.1f} s, time to compile one again"
+                    f"a candidate may run {candidate_timeout:.1f} s, time to compile one again"
                 )
-            candidate_timeout = adaptive_timeout(duration, timeout, self._cold)
             rate_test = self._measured(FailureRate(sum(failed), len(runs)))
             # A candidate's run that times out has left the original's path, unless the original timed out too.
             timeout_rejects = not any(r.timed_out for r in runs)

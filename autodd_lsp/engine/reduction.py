@@ -87,9 +87,7 @@ class Reduction:
         jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
         slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
-        launcher = self._launcher()
-        if self.options.backend_to_use != "ray":  # the runs' own temporary folder and kernel cache (run_scratch.py)
-            launcher = replace(launcher, extra_env={**launcher.extra_env, **scratch_env(slots.root)})
+        launcher = self._launcher(slots.root)
         if slots.fallback_reason:
             self._reporter.notice(
                 f"{slots.fallback_reason}: candidates run from a temporary folder, so files the program "
@@ -225,15 +223,17 @@ class Reduction:
             return OfferVerdict(False, problem or "the run has not started")
         return self._session.judged(self._session.tester, text)
 
-    def _launcher(self) -> Launcher:
-        """How every program of this run starts (execution/launcher.py), built once."""
+    def _launcher(self, scratch: str) -> Launcher:
+        """How every program of this run starts (execution/launcher.py), built once; `scratch`:
+        where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
         options = self.options
         return Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
             extra_sys_path=(os.path.dirname(self.path),),
-            # What candidates' environment gets beyond the user's: the kind's, a test's.
-            extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {})},
+            # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
+            extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
+                       **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,

@@ -88,11 +88,16 @@ def _wait_for_dead_nodes_to_be_counted(most: float = SETTLE_TIMEOUT) -> None:
 
 
 def _listens(host: str, port: int) -> bool:
+    return _refusal(host, int(port), timeout=1.0) is None
+
+
+def _refusal(host: str, port: int, timeout: float) -> OSError | None:
+    """Why nothing answers at `host:port` within `timeout`; None if something does."""
     try:
-        socket.create_connection((host, int(port)), timeout=1.0).close()
-    except OSError:
-        return False
-    return True
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as error:
+        return error
+    return None
 
 
 def driver_alive() -> bool:
@@ -111,10 +116,9 @@ def _reachable(address: str) -> None:
     host, _, port = address.rpartition(":")
     if not host or "://" in address or not port.isdigit():
         return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
-    except OSError as error:
-        raise ConnectionError(f"nothing answers at {address} ({error.strerror or error})") from None
+    error = _refusal(host.strip("[]"), int(port), timeout=CONNECT_TIMEOUT)
+    if error is not None:
+        raise ConnectionError(f"nothing answers at {address} ({error.strerror or error})")
 
 
 def cluster_slots(address: str = "") -> int:

@@ -13,6 +13,7 @@ The edit is still judged by a run, like any other.
 from __future__ import annotations
 
 import ast
+import re
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, delete
@@ -53,9 +54,8 @@ def _last_line(source: Source, clause: ast.If) -> int:
     body_end = clause.body[-1].end_lineno or clause.lineno
     if not clause.orelse:
         return body_end
-    indent = source.lines[clause.lineno - 1][: clause.col_offset]
+    next_clause = re.compile(re.escape(source.lines[clause.lineno - 1][: clause.col_offset]) + r"(elif|else)\b")
     for number in range(body_end + 1, len(source.lines) + 1):
-        line = source.lines[number - 1]
-        if line.startswith(indent + "el") and line[len(indent):].split(":")[0].split()[0] in ("elif", "else"):
+        if next_clause.match(source.lines[number - 1]):
             return number - 1
     return body_end
