@@ -1,6 +1,13 @@
 """Drop one element of a comma-separated list: call arguments and keywords,
-list/tuple/set/dict entries, parameters, base classes, imported names,
-`with` items, decorators; and the `as x` of a `with`, the `x =` of `x = f()`."""
+list/tuple/set/dict entries, a lambda's parameters, base classes, imported names,
+`with` items, decorators; and the `as x` of a `with`, the `x =` of `x = f()`.
+
+A function's parameters are not here: "remove parameters with their arguments"
+(`parameters.py`) drops each one with what its calls pass for it. A parameter
+dropped alone, while a call still passes it or the method is `self`'s, is a
+TypeError in every run that calls it; where no call passes it, both passes
+proposed the same edit.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +44,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
             (source.span(i.context_expr)[0], source.span(i.optional_vars or i.context_expr)[1])
             for i in node.items
         )
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+    elif isinstance(node, ast.Lambda):
         yield parameter_spans(source, node.args)
 
 

@@ -78,8 +78,9 @@ def parameter_edit(source: Source, func, param_index: int, calls: list[ast.Call]
     patches = [delete(*removal_span(source, parameter_spans(source, args), param_index))]
     for call in calls:
         span = argument_removal(source, call, param.arg, call_index)
-        if span is False:
-            return None
+        if span is False:  # `f(*args)`: what it passes is unknowable; the parameter alone may go
+            del patches[1:]
+            break
         if span is not None:
             patches.append(delete(*span))
     weight = sum(p.end - p.start for p in patches)
