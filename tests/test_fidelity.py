@@ -199,6 +199,43 @@ def test_a_failure_the_program_raises_keeps_the_computation_behind_it(program, t
     assert "width 64 does not match expected 128" in standalone(tmp_path, summary.text)
 
 
+OWN_CHECK_WITH_A_LIST = '''class Formatter:
+    def __init__(self, prog):
+        self.prog = prog
+        self.items = []
+
+    def add_usage(self, usage, actions, prefix):
+        self.items.append((usage, actions, prefix))
+
+    def format_help(self):
+        usage, actions, prefix = self.items[0]
+        return prefix + self.prog
+
+
+def positional_actions(parser_name):
+    return [parser_name + ":build_id"]
+
+
+formatter = Formatter("deploy push")
+formatter.add_usage(None, positional_actions("push"), "usage: ")
+choice = "qa"
+if choice not in ("staging", "prod"):
+    raise SystemExit(formatter.format_help() + f": error: invalid choice: {choice!r}")
+'''
+
+
+@pytest.mark.slow
+def test_a_failure_the_program_raises_gets_no_zero_where_its_run_computed_a_value(program):
+    """Where the values are withheld (the program reports the failure itself), `0` is not
+    written where the run went either: argparse's reproducer had `positionals = 0` where its
+    actions were. (Before: `formatter.add_usage(None, 0, "usage: ")`.)"""
+    path = program("own_check.py", OWN_CHECK_WITH_A_LIST)
+    summary, _ = reduce(path, "invalid choice")
+    assert summary.verified
+    assert "add_usage(None, 0," not in summary.text
+    assert "positional_actions(" in summary.text
+
+
 # -- the parts ---------------------------------------------------------------------
 
 

@@ -296,3 +296,20 @@ def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
     ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
     marked = {render(text, select_patches([e], ctx.guards)): e.likely_refused for e in reduction_pass.edits(ctx) or []}
     assert marked["make(64)\n"] is False
+
+
+def test_no_zero_where_the_run_went_when_its_values_are_withheld():
+    """A program that reports the failure itself gets the run map without values
+    (`RecordedValues.map_only`): `0` goes only where the run never went."""
+    text = "rows = load()\nif rows:\n    report(rows)\nelse:\n    note(len(rows))\n"
+    ran = {0: True, text.index("if"): True, text.index("report"): True, text.index("note"): False}
+    (constants,) = [p for p in registered_passes() if p.name == "replace expressions by a constant"]
+
+    def zeros(values):
+        ctx = PassContext(Source(text), values=ValueLookup(values, identity_shadow(text)))
+        return [render(text, select_patches([e], ctx.guards)) for e in constants.edits(ctx) or []]
+
+    withheld = zeros(RecordedValues({}, {}, ran).map_only())
+    assert withheld == [text.replace("note(len(rows))", "note(0)")]
+    offered = zeros(RecordedValues({}, {}, ran))  # values offered, none recorded here: as before
+    assert text.replace("load()", "0") in offered and text.replace("note(len(rows))", "note(0)") in offered

@@ -7,7 +7,8 @@ run fails as the original does (the same failure line): values from a run that
 went elsewhere (a program that inspects its own bytecode) would mislead. The
 same run records which statements ran (the run map, `run_map.py`), kept as
 `recorded`. Values are offered only where they help (`values_help`): not for a
-program that reports the failure itself. No recording is made for a killed or
+program that reports the failure itself, whose passes get the map alone
+(`RecordedValues.map_only`: the constant pass writes no `0` where the run went). No recording is made for a killed or
 hanging program, or a pytest test (`records`).
 """
 
@@ -19,6 +20,7 @@ import threading
 from autodd_lsp.engine.flaky import RECORD_TRIES
 from autodd_lsp.engine.inlined import own_check
 from autodd_lsp.engine.original import OriginalChecks
+from autodd_lsp.engine.run_map import map_wanted
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.launcher import Launcher
@@ -114,7 +116,9 @@ class ValueRecorder:
                 self.recorded = values if same and not result.cancelled else None
                 if self.recorded is not None or result.cancelled:
                     break
-            self.values = self.recorded if self.values_help() else None
+            recorded = self.recorded
+            self.values = recorded if recorded is None or self.values_help() else (
+                recorded.map_only() if map_wanted() else None)
         except OSError:
             self.values = self.recorded = None
         finally:

@@ -80,12 +80,25 @@ def literal_patch(source: Source, node: ast.expr, literal: str, quote: str = "pr
     return replace(start, end, text), (end - start) - len(text)
 
 
+def _ran_withheld(ctx: PassContext, node: ast.expr) -> bool:
+    """The run's values are withheld (the program reports the failure itself: its own
+    computation is what the reproducer must show) and `node`'s statement ran: `0` there is
+    a result written in place of that computation, as a recorded value would be."""
+    if ctx.values is None or not ctx.values.values.withheld:
+        return False
+    statement = ctx.source.parents.get(node)
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.source.parents.get(statement)
+    return statement is not None and ctx.values.ran(ctx.source.span(statement)[0]) is True
+
+
 @register
 class ReplaceWithConstant(ReductionPass):
     """An expression becomes the value it had when the original ran (`cfg.block_K` -> `32`,
     `HIDDEN * 2` -> `128`, `args.dim` -> `64`); an expression the run never evaluated
-    becomes `0`, except where 0 would be a zero-sized shape. One that held a module,
-    class, function or instance is never replaced by a constant."""
+    becomes `0`, except where 0 would be a zero-sized shape, or where the values are
+    withheld (the program reports the failure itself) and its statement ran. One that held
+    a module, class, function or instance is never replaced by a constant."""
 
     name = "replace expressions by a constant"
     group = Group.SIMPLIFY
@@ -110,6 +123,8 @@ class ReplaceWithConstant(ReductionPass):
                         edits.append(Edit((made[0],), self.name, weight=made[1]))
                 continue
             if isinstance(node, _SIMPLE) or in_shape_position(source, node) or end - start <= 1:
+                continue
+            if _ran_withheld(ctx, node):
                 continue
             if is_tensor_value(source.text[start:end]):
                 continue  # a value already

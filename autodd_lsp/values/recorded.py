@@ -27,13 +27,19 @@ class Recorded:
 
 class RecordedValues:
     """Expression and parameter records, by their span in the original text; and the run map:
-    whether each statement ran, by the offset where it begins."""
+    whether each statement ran, by the offset where it begins. `withheld`: the run's values
+    are not offered (the program reports the failure itself), only its map."""
 
     def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded],
-                 statements: dict[int, bool] | None = None) -> None:
+                 statements: dict[int, bool] | None = None, withheld: bool = False) -> None:
         self.expressions = expressions
         self.parameters = parameters
         self.statements = statements or {}
+        self.withheld = withheld
+
+    def map_only(self) -> RecordedValues:
+        """The run map without the values (`withheld`)."""
+        return RecordedValues({}, {}, self.statements, withheld=True)
 
     @classmethod
     def load(cls, path: str, original: Source) -> RecordedValues:
