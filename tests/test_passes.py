@@ -313,3 +313,20 @@ def test_no_zero_where_the_run_went_when_its_values_are_withheld():
     assert withheld == [text.replace("note(len(rows))", "note(0)")]
     offered = zeros(RecordedValues({}, {}, ran))  # values offered, none recorded here: as before
     assert text.replace("load()", "0") in offered and text.replace("note(len(rows))", "note(0)") in offered
+
+
+def test_remove_elements_leaves_a_recorded_tensor_value_whole():
+    """`torch.zeros((16, 24, 128), dtype=torch.float32)` (a value the run recorded) loses no
+    size and no dtype: torch_shape's reproducer had `self.ffn(torch.zeros((1), ...))`, a
+    1-D tensor where the run saw a 3-D one. Its sizes are the literal pass's to shrink."""
+    text = "y = self.ffn(torch.zeros((16, 24, 128), dtype=torch.float32), [1, 2])\n"
+    results = single_edit_results("remove list elements", text)
+    assert sorted(results) == sorted([
+        "y = self.ffn([1, 2])\n",
+        "y = self.ffn(torch.zeros((16, 24, 128), dtype=torch.float32))\n",
+        "y = self.ffn(torch.zeros((16, 24, 128), dtype=torch.float32), [2])\n",
+        "y = self.ffn(torch.zeros((16, 24, 128), dtype=torch.float32), [1])\n",
+        "self.ffn(torch.zeros((16, 24, 128), dtype=torch.float32), [1, 2])\n",
+    ])
+    assert "y = self.ffn(torch.zeros((1, 24, 128), dtype=torch.float32), [1, 2])\n" in \
+        single_edit_results("shrink literals", text)

@@ -2,6 +2,10 @@
 list/tuple/set/dict entries, a lambda's parameters, base classes, imported names,
 `with` items, decorators; and the `as x` of a `with`, the `x =` of `x = f()`.
 
+A tensor's recorded value (`torch.zeros((16, 24), dtype=torch.int64)`, see
+autodd_lsp.values) is one value: its shape and dtype are not lists to drop from
+(`torch.zeros(dtype=...)`, a rank less): the literal pass shrinks its sizes.
+
 A function's parameters are not here: "remove parameters with their arguments"
 (`parameters.py`) drops each one with what its calls pass for it. A parameter
 dropped alone, while a call still passes it or the method is `self`'s, is a
@@ -23,6 +27,7 @@ from autodd_lsp.passes.base import (
 )
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Located, Source, Span, last_line
+from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
 
 
 def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
@@ -102,11 +107,14 @@ class RemoveElements(ReductionPass):
         source = ctx.source
         edits: list[Edit] = []
         in_annotations = ctx.in_annotations
+        values = tensor_values(source)
         for node in ast.walk(source.tree):
             if isinstance(node, (ast.expr, ast.stmt)) and ctx.is_frozen(node):
                 continue
             if id(node) in in_annotations:
                 continue  # an annotation is kept whole or dropped
+            if id(node) in values:
+                continue
             for spans in element_lists(source, node):
                 for index in range(len(spans)):
                     start, end = removal_span(source, spans, index)
@@ -115,6 +123,17 @@ class RemoveElements(ReductionPass):
             edits.extend(with_as_edits(source, node, self.name))
             edits.extend(assignment_target_edits(source, node, self.name))
         return edits
+
+
+def tensor_values(source: Source) -> set[int]:
+    """ids of the nodes inside the recorded tensor values written in the text."""
+    inside: set[int] = set()
+    if TENSOR_PREFIX not in source.text:
+        return inside
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Call) and is_tensor_value(source.segment(node)):
+            inside.update(id(n) for n in ast.walk(node))
+    return inside
 
 
 def decorator_edits(source: Source, node: ast.AST, name: str) -> list[Edit]:
