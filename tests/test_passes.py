@@ -123,6 +123,14 @@ def test_replace_by_part_adds_parentheses_only_when_needed():
     assert all(compiles(r) for r in results)
 
 
+def test_a_display_does_not_become_one_of_its_elements():
+    # `(64, 32)` -> `64`: a number where a shape was; the element pass drops elements instead.
+    text = "a = T.alloc_shared((64, 32), dtype)\nb = [x, y]\n"
+    results = single_edit_results("replace expressions by a part", text)
+    assert not any(r.startswith(("a = T.alloc_shared(64,", "a = T.alloc_shared(32,")) or "b = x\n" in r for r in results)
+    assert "a = T.alloc_shared((64, 32), dtype)\nb = [x]\n" in single_edit_results("remove list elements", text)
+
+
 def test_a_call_becomes_its_callee_only_as_a_decorator():
     # `math.sqrt(d)` -> `math.sqrt`: a function where a number was; a decorator factory's call
     # -> the decorator is a real program's (`@dataclass(frozen=True)` -> `@dataclass`).
