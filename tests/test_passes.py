@@ -306,10 +306,13 @@ def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
     assert marked["make(64)\n"] is False
 
 
-def test_no_zero_where_the_run_went_when_its_values_are_withheld():
-    """A program that reports the failure itself gets the run map without values
-    (`RecordedValues.map_only`): `0` goes only where the run never went."""
-    text = "rows = load()\nif rows:\n    report(rows)\nelse:\n    note(len(rows))\n"
+def test_zero_goes_only_where_the_run_map_allows():
+    """`0` stands for a value the run never needed. Not in a statement the map says never
+    ran and that is still here (something reads its text: a kernel TileLang traces), nor,
+    where the values are withheld (`RecordedValues.map_only`: the program reports the
+    failure itself), in one that ran; where the map does not know, or the values are
+    offered and the run recorded none for the expression, as before."""
+    text = "rows = load()\nif rows:\n    report(rows[0])\nelse:\n    note(len(rows))\nkeep(f(rows))\n"
     ran = {0: True, text.index("if"): True, text.index("report"): True, text.index("note"): False}
     (constants,) = [p for p in registered_passes() if p.name == "replace expressions by a constant"]
 
@@ -317,10 +320,12 @@ def test_no_zero_where_the_run_went_when_its_values_are_withheld():
         ctx = PassContext(Source(text), values=ValueLookup(values, identity_shadow(text)))
         return [render(text, select_patches([e], ctx.guards)) for e in constants.edits(ctx) or []]
 
-    withheld = zeros(RecordedValues({}, {}, ran).map_only())
-    assert withheld == [text.replace("note(len(rows))", "note(0)")]
-    offered = zeros(RecordedValues({}, {}, ran))  # values offered, none recorded here: as before
-    assert text.replace("load()", "0") in offered and text.replace("note(len(rows))", "note(0)") in offered
+    unknown = text.replace("keep(f(rows))", "keep(0)")  # `keep(...)`: not on the map
+    assert zeros(RecordedValues({}, {}, ran).map_only()) == [unknown]
+    offered = zeros(RecordedValues({}, {}, ran))
+    assert text.replace("load()", "0") in offered and text.replace("rows[0]", "0") in offered and unknown in offered
+    assert text.replace("len(rows)", "0") not in offered  # never ran, still here
+    assert text.replace("len(rows)", "0") in zeros(RecordedValues({}, {}, {}))  # no map: as before
 
 
 def test_remove_elements_leaves_a_recorded_tensor_value_whole():

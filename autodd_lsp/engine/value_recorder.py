@@ -8,7 +8,8 @@ went elsewhere (a program that inspects its own bytecode) would mislead. The
 same run records which statements ran (the run map, `run_map.py`), kept as
 `recorded`. Values are offered only where they help (`values_help`): not for a
 program that reports the failure itself, whose passes get the map alone
-(`RecordedValues.map_only`: the constant pass writes no `0` where the run went). No recording is made for a killed or
+(`RecordedValues.map_only`: the constant pass writes no `0` where the run went,
+`constants._no_zero_here`). No recording is made for a killed or
 hanging program, or a pytest test (`records`).
 """
 

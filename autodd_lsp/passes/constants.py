@@ -1,4 +1,5 @@
-"""Replace an expression by a plain constant: the value it had when the original ran, else `0`.
+"""Replace an expression by a plain constant: the value it had when the original ran, else `0`
+where the run never needed its value.
 
 Also home to writing a recorded value into the program (`literal_patch`, in the
 user's quotes; `usable_here`: a tensor's value needs `torch`), which the parameter
@@ -80,25 +81,31 @@ def literal_patch(source: Source, node: ast.expr, literal: str, quote: str = "pr
     return replace(start, end, text), (end - start) - len(text)
 
 
-def _ran_withheld(ctx: PassContext, node: ast.expr) -> bool:
-    """The run's values are withheld (the program reports the failure itself: its own
-    computation is what the reproducer must show) and `node`'s statement ran: `0` there is
-    a result written in place of that computation, as a recorded value would be."""
-    if ctx.values is None or not ctx.values.values.withheld:
+def _no_zero_here(ctx: PassContext, node: ast.expr) -> bool:
+    """`0` would not stand for a value the run never needed. Where the run map says
+    `node`'s statement never ran and the statement is still here, what keeps it is
+    something that reads its text (a kernel TileLang traces, a registering decorator),
+    not a value; where the values are withheld (the program reports the failure
+    itself) and the statement ran, `0` is a result written in place of the program's
+    own computation, as a recorded value would be."""
+    if ctx.values is None:
         return False
     statement = ctx.source.parents.get(node)
     while statement is not None and not isinstance(statement, ast.stmt):
         statement = ctx.source.parents.get(statement)
-    return statement is not None and ctx.values.ran(ctx.source.span(statement)[0]) is True
+    if statement is None:
+        return False
+    ran = ctx.values.ran(ctx.source.span(statement)[0])
+    return ran is False or (ran is True and ctx.values.values.withheld)
 
 
 @register
 class ReplaceWithConstant(ReductionPass):
     """An expression becomes the value it had when the original ran (`cfg.block_K` -> `32`,
     `HIDDEN * 2` -> `128`, `args.dim` -> `64`); an expression the run never evaluated
-    becomes `0`, except where 0 would be a zero-sized shape, or where the values are
-    withheld (the program reports the failure itself) and its statement ran. One that held
-    a module, class, function or instance is never replaced by a constant."""
+    becomes `0`, except where 0 would be a zero-sized shape, or where the run map says
+    no (`_no_zero_here`). One that held a module, class, function or instance is never
+    replaced by a constant."""
 
     name = "replace expressions by a constant"
     group = Group.SIMPLIFY
@@ -124,7 +131,7 @@ class ReplaceWithConstant(ReductionPass):
                 continue
             if isinstance(node, _SIMPLE) or in_shape_position(source, node) or end - start <= 1:
                 continue
-            if _ran_withheld(ctx, node):
+            if _no_zero_here(ctx, node):
                 continue
             if is_tensor_value(source.text[start:end]):
                 continue  # a value already
