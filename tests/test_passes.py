@@ -343,3 +343,21 @@ def test_remove_elements_leaves_a_recorded_tensor_value_whole():
     ])
     assert "y = self.ffn(torch.zeros((1, 24, 128), dtype=torch.float32), [1, 2])\n" in \
         single_edit_results("shrink literals", text)
+
+
+def test_a_function_body_is_not_hoisted_where_a_parameter_it_reads_would_be_unbound():
+    """`def area(w): return w * 2` flattened leaves `w` unbound: a NameError as soon as the body
+    runs; a method's body reads `self`. Where something else binds the name (`cfg` below, bound
+    at module level), the body may stand where the `def` was."""
+    text = (
+        "cfg = load()\n"
+        "def scale(w):\n    print(w * 2)\n"
+        "def show(cfg):\n    print(cfg)\n"
+        "def main():\n    print(1)\n"
+        "class C:\n    def m(self):\n        print(self)\n"
+    )
+    results = single_edit_results("flatten compound statements", text)
+    assert not any("\nprint(w * 2)\n" in r for r in results)
+    assert not any("\n    print(self)\n" in r and "def m" not in r for r in results)
+    assert any("\nprint(cfg)\n" in r and "def show" not in r for r in results)
+    assert any("\nprint(1)\n" in r and "def main" not in r for r in results)

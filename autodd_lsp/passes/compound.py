@@ -6,12 +6,16 @@ autodd_lsp.values, or 0 for a name the run never read); `while`, `try`, `with`, 
 body; `else` branches are dropped. Bodies are re-indented to the statement's
 level, strings inside them untouched. A loop's or a function's body is not
 hoisted where it cannot stand (`syntax/placement.py`: a `return` at module level,
-a `break` outside a loop).
+a `break` outside a loop), nor a function's body that reads one of its parameters
+that nothing else in the program binds: there the name is unbound, a NameError as
+soon as the body runs (a method's `self`; on argparse_large nearly every refused
+flatten was one).
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from autodd_lsp.passes.base import (
     Group,
@@ -206,16 +210,17 @@ class SimplifyCompound(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
+        everywhere = bindings(source.tree)
         for stmt, place in placed_statements(source.tree):
             if ctx.is_frozen(stmt):
                 continue
-            edits.extend(self._for_statement(ctx, stmt, place))
+            edits.extend(self._for_statement(ctx, stmt, place, everywhere))
             dropped = drop_else(source, stmt, self.name)
             if dropped:
                 edits.append(dropped)
         return edits
 
-    def _for_statement(self, ctx: PassContext, stmt: ast.stmt, place: Place) -> list[Edit]:
+    def _for_statement(self, ctx: PassContext, stmt: ast.stmt, place: Place, everywhere: Counter[str]) -> list[Edit]:
         source = ctx.source
         if isinstance(stmt, (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                 and not place.allows(stmt.body):
@@ -230,6 +235,49 @@ class SimplifyCompound(ReductionPass):
             return with_edits(source, stmt, self.name)
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             return try_edits(source, stmt, self.name)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and unbound_when_hoisted(source, stmt, everywhere):
+            return []
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return definition_edits(source, stmt, self.name)
         return []
+
+
+def unbound_when_hoisted(source: Source, func: ast.FunctionDef | ast.AsyncFunctionDef, everywhere: Counter[str]) -> bool:
+    """Whether `func`'s body reads a parameter of its own that no other binding could serve
+    once the body stands where the `def` was. `everywhere`: the program's bindings
+    (`bindings(source.tree)`); any outside `func`, in any scope, counts (a generous guess),
+    and so do the parameters of the functions around it."""
+    params = _parameters(func)
+    read = {node.id for stmt in func.body for node in ast.walk(stmt)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    wanted = params & read
+    if not wanted:
+        return False
+    outside = everywhere - bindings(func)
+    parent = source.parents.get(func)
+    while parent is not None and wanted:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            wanted -= _parameters(parent)
+        parent = source.parents.get(parent)
+    return any(outside[name] == 0 for name in wanted)
+
+
+def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    a = func.args
+    return {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
+
+
+def bindings(tree: ast.AST) -> Counter[str]:
+    """How often each name is bound in `tree` (assigned, deleted, defined, imported, caught),
+    parameters aside."""
+    found: Counter[str] = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found[node.id] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[node.name] += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found[node.name] += 1
+    return found
