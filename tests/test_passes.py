@@ -361,3 +361,10 @@ def test_a_function_body_is_not_hoisted_where_a_parameter_it_reads_would_be_unbo
     assert not any("\n    print(self)\n" in r and "def m" not in r for r in results)
     assert any("\nprint(cfg)\n" in r and "def show" not in r for r in results)
     assert any("\nprint(1)\n" in r and "def main" not in r for r in results)
+
+
+def test_a_class_body_is_not_hoisted_where_the_program_reads_the_class():
+    text = "class Config:\n    size = 4\nclass Unused:\n    size = 8\nprint(Config().size)\n"
+    results = single_edit_results("flatten compound statements", text)
+    assert not any("class Config" not in r for r in results)  # `Config()` would be a NameError
+    assert "class Config:\n    size = 4\nsize = 8\nprint(Config().size)\n" in results

@@ -9,7 +9,7 @@ hoisted where it cannot stand (`syntax/placement.py`: a `return` at module level
 a `break` outside a loop), nor a function's body that reads one of its parameters
 that nothing else in the program binds: there the name is unbound, a NameError as
 soon as the body runs (a method's `self`; on argparse_large nearly every refused
-flatten was one).
+flatten was one), nor a class's body where the program reads the class's name.
 """
 
 from __future__ import annotations
@@ -237,6 +237,8 @@ class SimplifyCompound(ReductionPass):
             return try_edits(source, stmt, self.name)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and unbound_when_hoisted(source, stmt, everywhere):
             return []
+        if isinstance(stmt, ast.ClassDef) and read_outside(source, stmt):
+            return []
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return definition_edits(source, stmt, self.name)
         return []
@@ -260,6 +262,15 @@ def unbound_when_hoisted(source: Source, func: ast.FunctionDef | ast.AsyncFuncti
             wanted -= _parameters(parent)
         parent = source.parents.get(parent)
     return any(outside[name] == 0 for name in wanted)
+
+
+def read_outside(source: Source, cls: ast.ClassDef) -> bool:
+    """Whether the program reads the class's name outside its own body: without the class,
+    `C()` or `C.x` is a NameError. (A function's body may stand where its `def` was even so:
+    where the failure comes from that body, the call after it never runs.)"""
+    inside = {id(node) for node in ast.walk(cls)}
+    return any(isinstance(node, ast.Name) and node.id == cls.name and isinstance(node.ctx, ast.Load)
+               and id(node) not in inside for node in ast.walk(source.tree))
 
 
 def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
