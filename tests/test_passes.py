@@ -3,6 +3,7 @@
 import ast
 
 from autodd_lsp.passes import PassContext, registered_passes
+from autodd_lsp.syntax.bindings import binds
 from autodd_lsp.syntax.origin import identity_shadow
 from autodd_lsp.syntax.patch import render, select_patches
 from autodd_lsp.syntax.source import Source
@@ -368,3 +369,33 @@ def test_a_class_body_is_not_hoisted_where_the_program_reads_the_class():
     results = single_edit_results("flatten compound statements", text)
     assert not any("class Config" not in r for r in results)  # `Config()` would be a NameError
     assert "class Config:\n    size = 4\nsize = 8\nprint(Config().size)\n" in results
+
+
+def test_remove_elements_keeps_an_argument_a_call_to_the_programs_own_function_needs():
+    text = (
+        "def f(a, b=2, *, c):\n    return a\n"
+        "class K:\n    def m(self, x):\n        return x\n    def go(self):\n        return self.m(1)\n"
+        "f(1, 2, c=3)\n"
+        "g(1, 2)\n"
+    )
+    results = single_edit_results("remove list elements", text)
+    assert any("\nf(2, c=3)\n" in r for r in results)  # `a` <- 2: it still binds
+    assert any("\nf(1, c=3)\n" in r for r in results)  # `b` has a default
+    assert not any("\nf(1, 2)\n" in r for r in results)  # `c` is required: a TypeError
+    assert not any("self.m()" in r for r in results)  # `x` is required
+    assert any("\ng(2)\n" in r for r in results)  # not the program's own function: nothing known
+
+
+def test_binds_fills_parameters_as_python_does():
+    func = ast.parse("def f(self, a, /, b, c=1, *, d, e=2, **kw): pass").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert binds(func, True, 2, {"d"})
+    assert not binds(func, True, 1, {"d"})  # b missing
+    assert binds(func, True, 1, {"b", "d"})
+    assert not binds(func, True, 0, {"a", "b", "d"})  # a is positional-only
+    assert not binds(func, True, 2, set())  # d missing
+    assert not binds(func, True, 4, {"d"})  # too many positionals, no *args
+    assert binds(func, True, 2, {"d", "anything"})  # **kw
+    plain = ast.parse("def g(a, *args): pass").body[0]
+    assert isinstance(plain, ast.FunctionDef)
+    assert binds(plain, False, 5, set()) and not binds(plain, False, 0, set()) and not binds(plain, False, 1, {"x"})

@@ -40,9 +40,7 @@ from dataclasses import dataclass, field
 from autodd_lsp.files import read_python_source
 from autodd_lsp.inlining.names import (
     bindings,
-    bound_name,
     is_docstring,
-    names_in,
     names_used,
     only_attribute_uses,
     top_level_names,
@@ -53,6 +51,7 @@ from autodd_lsp.inlining.renaming import (
     rename_module,
     rename_patches,
 )
+from autodd_lsp.syntax.bindings import bound_name, names_in
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.source import Source, end_col, last_line
 

@@ -2,21 +2,18 @@
 
 Read-only questions about an `ast` tree (no text, no file, no rewriting): the
 names a module binds at its top level (`top_level_names`, `bindings`), every
-name it binds or reads (`names_used`, `names_in`: collisions are judged against
-these), the name an import binds (`bound_name`), whether a module is only read
+name it binds or reads (`names_used`; `names_in` and `bound_name`, the name an
+import binds, live in `syntax/bindings.py`: collisions are judged against these), whether a module is only read
 as `m.name` (`only_attribute_uses`: else it is used as a value and its import
 stays) and whether a statement is a docstring. `inline.py` and `conftest.py`
-decide with them; this module depends on nothing of the package.
+decide with them; this module depends on nothing of the package but `syntax`.
 """
 
 from __future__ import annotations
 
 import ast
 
-
-def bound_name(alias: ast.alias) -> str:
-    """The name an import binds: `import a.b` binds `a`."""
-    return alias.asname or alias.name.split(".")[0]
+from autodd_lsp.syntax.bindings import bound_name, names_in
 
 
 def is_docstring(statement: ast.stmt) -> bool:
@@ -26,26 +23,6 @@ def is_docstring(statement: ast.stmt) -> bool:
 def names_used(tree: ast.AST) -> set[str]:
     """Every name a module reads or binds (attribute names are not names)."""
     return names_in(tree)
-
-
-def names_in(tree: ast.AST, reads: bool = True, skip: frozenset[int] | set[int] = frozenset()) -> set[str]:
-    """The names `tree` binds, and with `reads` those it reads too; nodes whose id is in `skip` aside."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Name):
-            if reads or not isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add(bound_name(node))
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-    return names
 
 
 def top_level_names(tree: ast.Module, skip: ast.stmt | None = None) -> set[str]:
@@ -64,7 +41,7 @@ def bindings(statement: ast.stmt):
     elif isinstance(statement, (ast.Import, ast.ImportFrom)):
         for alias in statement.names:
             if alias.name != "*":
-                yield (alias.asname or alias.name).split(".")[0]
+                yield bound_name(alias)
     else:
         for node in ast.walk(statement):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):

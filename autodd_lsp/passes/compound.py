@@ -25,6 +25,7 @@ from autodd_lsp.passes.base import (
     register,
 )
 from autodd_lsp.passes.constants import usable_here
+from autodd_lsp.syntax.bindings import binding_counts, parameters
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
 from autodd_lsp.syntax.placement import LOOPS, Place, placed_statements
@@ -210,7 +211,7 @@ class SimplifyCompound(ReductionPass):
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source
         edits: list[Edit] = []
-        everywhere = bindings(source.tree)
+        everywhere = binding_counts(source.tree)
         for stmt, place in placed_statements(source.tree):
             if ctx.is_frozen(stmt):
                 continue
@@ -247,19 +248,19 @@ class SimplifyCompound(ReductionPass):
 def unbound_when_hoisted(source: Source, func: ast.FunctionDef | ast.AsyncFunctionDef, everywhere: Counter[str]) -> bool:
     """Whether `func`'s body reads a parameter of its own that no other binding could serve
     once the body stands where the `def` was. `everywhere`: the program's bindings
-    (`bindings(source.tree)`); any outside `func`, in any scope, counts (a generous guess),
+    (`binding_counts(source.tree)`); any outside `func`, in any scope, counts (a generous guess),
     and so do the parameters of the functions around it."""
-    params = _parameters(func)
+    params = parameters(func)
     read = {node.id for stmt in func.body for node in ast.walk(stmt)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     wanted = params & read
     if not wanted:
         return False
-    outside = everywhere - bindings(func)
+    outside = everywhere - binding_counts(func)
     parent = source.parents.get(func)
     while parent is not None and wanted:
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            wanted -= _parameters(parent)
+            wanted -= parameters(parent)
         parent = source.parents.get(parent)
     return any(outside[name] == 0 for name in wanted)
 
@@ -273,22 +274,3 @@ def read_outside(source: Source, cls: ast.ClassDef) -> bool:
                and id(node) not in inside for node in ast.walk(source.tree))
 
 
-def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    a = func.args
-    return {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
-
-
-def bindings(tree: ast.AST) -> Counter[str]:
-    """How often each name is bound in `tree` (assigned, deleted, defined, imported, caught),
-    parameters aside."""
-    found: Counter[str] = Counter()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            found[node.id] += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found[node.name] += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            found[node.name] += 1
-    return found

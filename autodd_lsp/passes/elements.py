@@ -6,6 +6,10 @@ A tensor's recorded value (`torch.zeros((16, 24), dtype=torch.int64)`, see
 autodd_lsp.values) is one value: its shape and dtype are not lists to drop from
 (`torch.zeros(dtype=...)`, a rank less): the literal pass shrinks its sizes.
 
+An argument without which a call to the program's own function no longer binds
+(`def f(a, b)` called `f(x, y)`: `f(y)` is a TypeError) is not dropped either
+(`syntax/bindings.py`); the parameter pass drops it with its parameter.
+
 A function's parameters are not here: "remove parameters with their arguments"
 (`parameters.py`) drops each one with what its calls pass for it. A parameter
 dropped alone, while a call still passes it or the method is `self`'s, is a
@@ -25,6 +29,7 @@ from autodd_lsp.passes.base import (
     ReductionPass,
     register,
 )
+from autodd_lsp.syntax.bindings import OwnFunctions, binds
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Located, Source, Span, last_line
 from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
@@ -108,6 +113,7 @@ class RemoveElements(ReductionPass):
         edits: list[Edit] = []
         in_annotations = ctx.in_annotations
         values = tensor_values(source)
+        own = OwnFunctions(source.tree)
         for node in ast.walk(source.tree):
             if isinstance(node, (ast.expr, ast.stmt)) and ctx.is_frozen(node):
                 continue
@@ -115,14 +121,37 @@ class RemoveElements(ReductionPass):
                 continue  # an annotation is kept whole or dropped
             if id(node) in values:
                 continue
+            unbound = unbindable(own, node) if isinstance(node, ast.Call) else set()
             for spans in element_lists(source, node):
                 for index in range(len(spans)):
+                    if index in unbound:
+                        continue
                     start, end = removal_span(source, spans, index)
                     edits.append(Edit((delete(start, end),), self.name, weight=end - start))
             edits.extend(decorator_edits(source, node, self.name))
             edits.extend(with_as_edits(source, node, self.name))
             edits.extend(assignment_target_edits(source, node, self.name))
         return edits
+
+
+def unbindable(own: OwnFunctions, call: ast.Call) -> set[int]:
+    """The arguments of `call` (by their place in `element_lists`' order) without which a
+    call to the program's own function no longer binds: a TypeError wherever it runs."""
+    reached = own.callee(call)
+    if reached is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return set()
+    func, bound_first = reached
+    ordered: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    keywords = {k.arg for k in call.keywords if k.arg is not None}
+    unbound = set()
+    for index, element in enumerate(ordered):
+        if isinstance(element, ast.keyword):
+            fits = binds(func, bound_first, len(call.args), keywords - {element.arg})
+        else:
+            fits = binds(func, bound_first, len(call.args) - 1, keywords)
+        if not fits:
+            unbound.add(index)
+    return unbound
 
 
 def tensor_values(source: Source) -> set[int]:
