@@ -90,9 +90,7 @@ def _no_zero_here(ctx: PassContext, node: ast.expr) -> bool:
     own computation, as a recorded value would be."""
     if ctx.values is None:
         return False
-    statement = ctx.source.parents.get(node)
-    while statement is not None and not isinstance(statement, ast.stmt):
-        statement = ctx.source.parents.get(statement)
+    statement = ctx.source.ancestor(node, ast.stmt)
     if statement is None:
         return False
     ran = ctx.values.ran(ctx.source.span(statement)[0])

@@ -113,7 +113,7 @@ class RemoveElements(ReductionPass):
         edits: list[Edit] = []
         in_annotations = ctx.in_annotations
         values = tensor_values(source)
-        own = OwnFunctions(source.tree, source.parents)
+        own = OwnFunctions(source)
         for node in ast.walk(source.tree):
             if isinstance(node, (ast.expr, ast.stmt)) and ctx.is_frozen(node):
                 continue

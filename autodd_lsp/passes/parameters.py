@@ -20,10 +20,9 @@ from typing import Literal
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.constants import literal_patch, usable_here
 from autodd_lsp.passes.elements import parameter_spans, removal_span
+from autodd_lsp.syntax.bindings import FUNCTIONS
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source, Span
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
@@ -126,7 +125,7 @@ class RemoveParameters(ReductionPass):
         calls = call_sites(source.tree)
         edits: list[Edit] = []
         for func in ast.walk(source.tree):
-            if not isinstance(func, _FUNCTIONS) or ctx.is_frozen(func):
+            if not isinstance(func, FUNCTIONS) or ctx.is_frozen(func):
                 continue
             count = len(func.args.posonlyargs) + len(func.args.args) + len(func.args.kwonlyargs)
             for index in range(count):

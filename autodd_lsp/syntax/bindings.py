@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ast
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+
+from autodd_lsp.syntax.source import Source
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -66,14 +68,13 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set
 class OwnFunctions:
     """The program's own functions a call reaches, where the name says so for sure: `f(...)`
     for the one module-level `def f` the program binds `f` by, and `self.m(...)` or
-    `cls.m(...)` inside a class for the one `def m` of the program, a method of that class.
-    `parents`: each node's parent (`Source.parents`)."""
+    `cls.m(...)` inside a class for the one `def m` of the program, a method of that class."""
 
-    def __init__(self, tree: ast.Module, parents: Mapping[ast.AST, ast.AST]) -> None:
-        self._parents = parents
-        self._bound = binding_counts(tree)
+    def __init__(self, source: Source) -> None:
+        self._source = source
+        self._bound = binding_counts(source.tree)
         self._defs: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.AST]]] = defaultdict(list)
-        self._collect(tree)
+        self._collect(source.tree)
 
     def _collect(self, parent: ast.AST) -> None:
         for child in ast.iter_child_nodes(parent):
@@ -96,19 +97,12 @@ class OwnFunctions:
         definition, parent = found[0]
         if not isinstance(parent, ast.ClassDef if method else ast.Module):
             return None
-        if method and self._class_of(call) is not parent:
+        if method and self._source.ancestor(call, ast.ClassDef) is not parent:
             return None  # `self` may be another class's instance, with a method of its own
         decorators = {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
         if len(decorators) != len(definition.decorator_list) or decorators - {"staticmethod", "classmethod"}:
             return None  # a decorator may change what the call receives
         return definition, method and "staticmethod" not in decorators
-
-
-    def _class_of(self, node: ast.AST) -> ast.AST | None:
-        around = self._parents.get(node)
-        while around is not None and not isinstance(around, ast.ClassDef):
-            around = self._parents.get(around)
-        return around
 
 
 def binds(func: ast.FunctionDef | ast.AsyncFunctionDef, bound_first: bool, positional: int, keywords: set[str]) -> bool:

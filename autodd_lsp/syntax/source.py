@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
+from typing import TypeVar
 
 from autodd_lsp.syntax.parsing import parse
 
@@ -17,6 +18,7 @@ Span = tuple[int, int]  # [start, end) character offsets into Source.text
 # The nodes that have a position (ast.AST itself has none).
 Located = ast.stmt | ast.expr | ast.arg | ast.keyword | ast.alias | ast.excepthandler | ast.pattern
 LOCATED = (ast.stmt, ast.expr, ast.arg, ast.keyword, ast.alias, ast.excepthandler, ast.pattern)  # for isinstance
+_Node = TypeVar("_Node", bound=ast.AST)
 
 
 def last_line(node: Located) -> int:
@@ -123,6 +125,13 @@ class Source:
             for child in ast.iter_child_nodes(node):
                 parents[child] = node
         return parents
+
+    def ancestor(self, node: ast.AST, kind: type[_Node]) -> _Node | None:
+        """The nearest node around `node` that is a `kind` (None: none is)."""
+        around = self.parents.get(node)
+        while around is not None and not isinstance(around, kind):
+            around = self.parents.get(around)
+        return around
 
 
 def first_line(node: Located) -> int:
