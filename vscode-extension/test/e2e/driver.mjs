@@ -30,6 +30,8 @@ const HOST_TESTS = env.E2E_HOST_TESTS;
 const HOST_RESULTS = env.AUTODD_E2E_HOST_RESULTS;
 const HOST_TIMEOUT_MS = Number(env.E2E_HOST_TIMEOUT_MS || 300000);
 const RUN_TIMEOUT_MS = Number(env.E2E_RUN_TIMEOUT_MS || 240000);
+// The message a run ends with: a result, a failure or a cancellation.
+const RUN_ENDED = /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[driver ${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -399,7 +401,7 @@ async function uiPhase(browser) {
       }
       const ts = await toasts(page);
       for (const t of ts) if (t.includes('minimizing failing.py')) progressTexts.add(t);
-      return ts.find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+      return ts.find((t) => RUN_ENDED.test(t));
     }, RUN_TIMEOUT_MS, 100);
     await shot(page, 'ui-result-message');
     if (!/AutoDD: \d[\d,]* → \d[\d,]* lines \(\d[\d,]* → \d[\d,]* AST nodes\)/.test(finalToast)) throw new Error(finalToast);
@@ -542,7 +544,7 @@ async function uiPhase(browser) {
         } else {
           await shot(page, `ui-bad-setting-not-read-yet-${attempt}`);
           await waitFor('the run without the setting to end', async () =>
-            (await toasts(page)).some((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t)), RUN_TIMEOUT_MS, 300);
+            (await toasts(page)).some((t) => RUN_ENDED.test(t)), RUN_TIMEOUT_MS, 300);
           await runCommand(page, 'View: Close All Editors');
           await runCommand(page, 'Notifications: Clear All Notifications');
           await sleep(3000);
@@ -564,7 +566,7 @@ async function uiPhase(browser) {
       const ts = await toasts(page);
       const old = ts.find((t) => /timeout/.test(t));
       if (old) throw new Error(`the first run's error came back: ${old}`);
-      return ts.find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+      return ts.find((t) => RUN_ENDED.test(t));
     }, RUN_TIMEOUT_MS, 200);
     await shot(page, 'ui-second-run-clean');
     if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(done)) throw new Error(done);
@@ -636,7 +638,7 @@ async function uiPhase(browser) {
     const msg = await waitFor('the result message', async () => {
       const names = await page.$$eval('.explorer-folders-view .monaco-list-row', (els) => els.map((e) => e.innerText.trim()));
       for (const n of names) if (n.startsWith('.autodd-')) hidden.push(n);
-      return (await toasts(page)).find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+      return (await toasts(page)).find((t) => RUN_ENDED.test(t));
     }, RUN_TIMEOUT_MS, 100);
     await shot(page, 'ui-crash-result');
     if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(msg)) throw new Error(msg);
@@ -759,7 +761,7 @@ async function gemmPhase(browser) {
       const n = await editorLineCount(page, 'gemm_bug.min.py');
       if (n !== null && samples[samples.length - 1] !== n) samples.push(n);
       const ts = await toasts(page);
-      return ts.find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t));
+      return ts.find((t) => RUN_ENDED.test(t));
     }, Number(env.E2E_GEMM_TIMEOUT_MS || 600000), 250);
     await shot(page, 'gemm-result');
     if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(msg)) throw new Error(msg);
@@ -791,7 +793,7 @@ async function kindsPhase(browser) {
     for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     const msg = await waitFor('the result message', async () =>
-      (await toasts(page)).find((t) => /AutoDD: (\d[\d,]* → \d[\d,]* lines|minimization failed|cancelled)/.test(t)), RUN_TIMEOUT_MS, 200);
+      (await toasts(page)).find((t) => RUN_ENDED.test(t)), RUN_TIMEOUT_MS, 200);
     await shot(page, 'kinds-wrong-answer-result');
     if (!/AutoDD: \d[\d,]* → \d[\d,]* lines/.test(msg)) throw new Error(msg);
     const disk = fs.readFileSync(path.join(UI_WS, 'wrong_numpy.min.py'), 'utf8');
