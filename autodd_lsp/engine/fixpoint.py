@@ -7,8 +7,9 @@ starts the cycle again from it; one adopted after the tidy passes starts the
 whole loop again. Each pass proposes edits on the best text, level by level
 for passes with levels (outer statements first, re-parsing in between); edits
 that would change frozen code are dropped (`protection.py`), and so are the
-edits of a fine-grained pass found needed before on lines that have not changed
-since (`edit_key`). Each remaining set is searched by `pass_search.PassSearch`.
+edits found needed before whose key has not changed since (`memory.py`: for a
+fine-grained pass the statement around the edit, for a statement-level one the
+statements that share a name with it). Each remaining set is searched by `pass_search.PassSearch`.
 ProbDD's prior for a pass is the share of its edits found needed in its
 previous round. For a pass that removes statements (`uses_map`), the removals
 of what holds the original's failing statement are not proposed, and the
@@ -38,11 +39,18 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
+from autodd_lsp.engine.memory import needed_key, what_it_does
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
 from autodd_lsp.engine.run_map import FailingPath, never_ran, read_by_the_run
 from autodd_lsp.engine.run_slice import outside_the_slice
-from autodd_lsp.passes import Group, PassContext, ReductionPass, registered_passes
+from autodd_lsp.passes import (
+    Group,
+    PassContext,
+    ReductionPass,
+    Remembers,
+    registered_passes,
+)
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import RecordedValues, ValueLookup
@@ -91,7 +99,7 @@ class Fixpoint:
     def __init__(self, host: FixpointHost, passes: list[ReductionPass] | None = None) -> None:
         self.host = host
         self.passes = registered_passes() if passes is None else passes
-        self._needed: set[tuple] = set()  # keys of edits found needed (see edit_key)
+        self._needed: set[tuple] = set()  # keys of edits found needed (`memory.needed_key`)
         self._needed_share: dict[str, float] = {}  # per pass: share of edits found needed last round
         self._pass_context: PassContext | None = None
         self._valued_context: PassContext | None = None  # the same, with the original's values
@@ -156,9 +164,9 @@ class Fixpoint:
                     ctx, edits = self._proposed(reduction_pass, level, None)
                     if edits is None:
                         break
-                    free = self._free(ctx.source, [e for e in edits if _what_it_does(ctx.source, e) in keys])
+                    free = self._free(ctx.source, [e for e in edits if what_it_does(ctx.source, e) in keys])
                     if free:
-                        keys.difference_update(_what_it_does(ctx.source, e) for e in free)
+                        keys.difference_update(what_it_does(ctx.source, e) for e in free)
                         one = PassSearch(self.host, ctx.source, ctx.guards, free, reduction_pass.prior,
                                          learns=reduction_pass.group == Group.STATEMENTS)
                         freed_some |= one.run(pool)
@@ -183,23 +191,27 @@ class Fixpoint:
             ctx, proposed = self._proposed(reduction_pass, level, values)
             if proposed is None:
                 break
-            source, edits = ctx.source, proposed
-            if reduction_pass.remembers_needed:
-                edits = [e for e in edits if edit_key(source, e) not in self._needed]
+            source, edits = ctx.source, self._unremembered(reduction_pass, ctx.source, proposed)
             if edits and reduction_pass.uses_map:
                 again = partial(self._proposed, reduction_pass, level, values)
                 mapped, refused = self._map_first(ctx, edits, pool, reduction_pass, again)
                 if mapped:
                     changed = True
                     ctx, proposed = again()
-                    source, edits = ctx.source, proposed or []
-                edits = [e for e in edits if _what_it_does(source, e) not in refused]
+                    source, edits = ctx.source, self._unremembered(reduction_pass, ctx.source, proposed or [])
+                edits = [e for e in edits if what_it_does(source, e) not in refused]
             if edits and self._search(ctx, edits, pool, reduction_pass):
                 changed = True
             if not reduction_pass.has_levels:
                 break
             level += 1
         return changed
+
+    def _unremembered(self, reduction_pass: ReductionPass, source: Source, edits: list[Edit]) -> list[Edit]:
+        """`edits` less those found needed before whose key is unchanged (`memory.py`)."""
+        if reduction_pass.remembers_needed is Remembers.NOTHING:
+            return edits
+        return [edit for edit in edits if needed_key(reduction_pass, source, edit) not in self._needed]
 
     def _proposed(self, reduction_pass: ReductionPass, level: int,
                   values: RecordedValues | None) -> tuple[PassContext, list[Edit] | None]:
@@ -268,14 +280,14 @@ class Fixpoint:
             lookup = self._lookup()
             if lookup is None:
                 break
-            chosen = [edits[i] for i in group(ctx.source, edits, lookup) if _what_it_does(ctx.source, edits[i]) not in refused]
+            chosen = [edits[i] for i in group(ctx.source, edits, lookup) if what_it_does(ctx.source, edits[i]) not in refused]
             if not chosen:
                 continue
             one = PassSearch(self.host, ctx.source, ctx.guards, chosen, reduction_pass.prior,
                              learns=reduction_pass.group == Group.STATEMENTS, together=True)
             changed = one.run(pool)
             applied = set(one.applied)
-            refused |= {_what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
+            refused |= {what_it_does(ctx.source, chosen[i]) for i in one.needed if i not in applied}
             if changed:
                 accepted = True
                 ctx, proposed = again()
@@ -300,7 +312,7 @@ class Fixpoint:
             return edits, prior
         if self._defer:
             self._deferred = True
-            self._waiting.setdefault(reduction_pass.name, set()).update(_what_it_does(source, edits[i]) for i in read)
+            self._waiting.setdefault(reduction_pass.name, set()).update(what_it_does(source, edits[i]) for i in read)
             return [edit for index, edit in enumerate(edits) if index not in later], prior
         return edits, [LIKELY_NEEDED if index in later else prior for index in range(len(edits))]
 
@@ -315,35 +327,7 @@ class Fixpoint:
         if not self.host.interrupted():
             unapplied = len(edits) - len(one.applied)
             self._needed_share[reduction_pass.name] = unapplied / len(edits)
-            if reduction_pass.remembers_needed:
-                self._needed.update(edit_key(ctx.source, edits[i]) for i in one.needed)
+            if reduction_pass.remembers_needed is not Remembers.NOTHING:
+                self._needed.update(needed_key(reduction_pass, ctx.source, edits[i]) for i in one.needed)
         return accepted
 
-
-def edit_key(source: Source, edit: Edit) -> tuple:
-    """What an edit does, wherever its statement moved: the text of the innermost
-    statement around each patch, the patch's place in it, and the replacement
-    (rendered without other edits). Any change to that statement -- e.g. a line
-    removed from a string it holds -- makes the edit new again."""
-    text = source.text
-    plain = lambda start, end: text[start:end]  # noqa: E731
-    parts = []
-    for patch in edit.patches:
-        start, end = _innermost_statement(source, patch.start, patch.end)
-        parts.append((text[start:end], patch.start - start, patch.end - start, patch.build(plain)))
-    return (edit.pass_name, tuple(parts))
-
-
-def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int]:
-    best = (0, len(source.text))
-    for stmt_start, stmt_end in source.statement_spans:
-        if stmt_start <= start and end <= stmt_end and stmt_end - stmt_start < best[1] - best[0]:
-            best = (stmt_start, stmt_end)
-    return best
-
-
-def _what_it_does(source: Source, edit: Edit) -> tuple:
-    """The text an edit replaces and its replacement: the same removal after other code went."""
-    text = source.text
-    plain = lambda start, end: text[start:end]  # noqa: E731
-    return tuple((text[patch.start:patch.end], patch.build(plain)) for patch in edit.patches)

@@ -27,6 +27,12 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     tidy,
     variables,
 )
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, registered_passes
+from autodd_lsp.passes.base import (
+    Group,
+    PassContext,
+    ReductionPass,
+    Remembers,
+    registered_passes,
+)
 
-__all__ = ["Group", "PassContext", "ReductionPass", "registered_passes"]
+__all__ = ["Group", "PassContext", "ReductionPass", "Remembers", "registered_passes"]

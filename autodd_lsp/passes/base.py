@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import Enum, IntEnum
 from functools import cached_property
 
 from autodd_lsp.syntax.patch import Edit, Patch, block_guard
@@ -127,6 +127,15 @@ class Group(IntEnum):
 MOSTLY_NEEDED = 0.5
 
 
+class Remembers(Enum):
+    """Which of a pass's edits found needed the fixpoint leaves out of later cycles, and
+    until what changes (`engine/memory.py`)."""
+
+    NOTHING = "nothing"  # every edit is proposed in every cycle
+    BY_STATEMENT = "by statement"  # until the innermost statement around it changes
+    BY_NAMES = "by names"  # until it, or a statement that shares a name with it, changes
+
+
 class ReductionPass:
     """One kind of rewrite. Subclasses set `name` and implement `propose`
     (or `propose_at` if they have levels)."""
@@ -137,10 +146,9 @@ class ReductionPass:
     # Passes with levels are searched one level at a time, re-parsing in between
     # (outer statements first, as hierarchical delta debugging does).
     has_levels: bool = False
-    # Fine-grained passes propose hundreds of edits, most of them needed; in later
-    # cycles an edit that was needed before, on lines that have not changed since,
-    # is not tried again.
-    remembers_needed: bool = False
+    # Most edits of a pass are needed, and stay needed while what made them so is the
+    # same: in later cycles such an edit is not tried again (`Remembers`).
+    remembers_needed: Remembers = Remembers.NOTHING
     # ProbDD's first guess of the share of edits that are needed; the engine
     # replaces it by what it observed in this pass's previous round. Fine-grained
     # passes start from MOSTLY_NEEDED.

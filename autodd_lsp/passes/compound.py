@@ -21,6 +21,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     is_elif,
     register,
 )
@@ -207,6 +208,7 @@ class SimplifyCompound(ReductionPass):
     group = Group.STATEMENTS
     order = 1
     uses_values = True  # a loop's first values
+    remembers_needed = Remembers.BY_NAMES
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

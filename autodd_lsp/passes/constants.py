@@ -19,6 +19,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     register,
 )
 from autodd_lsp.passes.expressions import is_statement_value, replaceable_expressions
@@ -109,7 +110,7 @@ class ReplaceWithConstant(ReductionPass):
     group = Group.SIMPLIFY
     order = 2
 
-    remembers_needed = True
+    remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED
     uses_values = True
 

@@ -27,6 +27,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     register,
 )
 from autodd_lsp.syntax.bindings import OwnFunctions, binds
@@ -105,7 +106,7 @@ class RemoveElements(ReductionPass):
     group = Group.SLOW
     order = 1
 
-    remembers_needed = True
+    remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED
 
     def propose(self, ctx: PassContext) -> list[Edit]:

@@ -23,6 +23,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     annotations_of,
     register,
 )
@@ -189,7 +190,7 @@ class ReplaceWithPart(ReductionPass):
     group = Group.SIMPLIFY
     order = 0
 
-    remembers_needed = True
+    remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED
 
     uses_values = True

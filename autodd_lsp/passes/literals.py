@@ -14,6 +14,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     register,
 )
 from autodd_lsp.passes.expressions import replaceable_expressions
@@ -41,7 +42,7 @@ class ShrinkLiterals(ReductionPass):
     name = "shrink literals"
     group = Group.SLOW
 
-    remembers_needed = True
+    remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED
 
     def propose(self, ctx: PassContext) -> list[Edit]:

@@ -17,7 +17,13 @@ import ast
 from collections import defaultdict
 from typing import Literal
 
-from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.base import (
+    Group,
+    PassContext,
+    ReductionPass,
+    Remembers,
+    register,
+)
 from autodd_lsp.passes.constants import literal_patch, usable_here
 from autodd_lsp.passes.elements import parameter_spans, removal_span
 from autodd_lsp.syntax.bindings import FUNCTIONS
@@ -119,6 +125,7 @@ class RemoveParameters(ReductionPass):
     group = Group.CANONICALIZE
     uses_values = True
     uses_map = True
+    remembers_needed = Remembers.BY_NAMES
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

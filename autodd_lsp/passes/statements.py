@@ -8,6 +8,7 @@ from autodd_lsp.passes.base import (
     Group,
     PassContext,
     ReductionPass,
+    Remembers,
     register,
     walk_statements,
 )
@@ -29,6 +30,7 @@ class RemoveStatements(ReductionPass):
     group = Group.STATEMENTS
     has_levels = True
     uses_map = True
+    remembers_needed = Remembers.BY_NAMES
 
     def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:
         at_level = [s for s, depth in walk_statements(ctx.source.tree) if depth == level]

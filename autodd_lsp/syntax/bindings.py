@@ -1,6 +1,8 @@
 """Names a syntax tree binds and reads, and whether a call to one of its own functions still binds.
 
-Static and by name only: no flow, no types. Inlining judges name collisions by
+Static and by name only: no flow, no types. The fixpoint's memory of edits found
+needed keys a statement-level edit by the statements that share an identifier with
+it (`engine/memory.py`, `own_identifiers`). Inlining judges name collisions by
 `names_in` (`inlining/names.py`, `inline.py`). The passes use it to leave out edits
 that cannot run: a function's body hoisted where a parameter it reads is unbound
 (`passes/compound.py`), an argument dropped from a call to the program's own
@@ -53,6 +55,26 @@ def names_in(tree: ast.AST, reads: bool = True, skip: frozenset[int] | set[int] 
         names.update(node.id for node in ast.walk(tree)
                      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in skip)
     return names
+
+
+def own_identifiers(node: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """Each identifier of `node`'s own code, with the node that spells it: names, attributes
+    (`obj.x`'s `x`), parameters, keywords, a `def`'s or `class`'s name, imported names;
+    not those of the statements inside it (a block's body)."""
+    if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
+        yield node, node.name
+    todo = [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
+    while todo:
+        inner = todo.pop()
+        if isinstance(inner, ast.Name):
+            yield inner, inner.id
+        elif isinstance(inner, ast.Attribute):
+            yield inner, inner.attr
+        elif isinstance(inner, (ast.arg, ast.keyword)) and inner.arg:  # a keyword's is None in `**kwargs`
+            yield inner, inner.arg
+        elif isinstance(inner, ast.alias):
+            yield inner, bound_name(inner)
+        todo.extend(child for child in ast.iter_child_nodes(inner) if not isinstance(child, ast.stmt))
 
 
 def binding_counts(tree: ast.AST) -> Counter[str]:

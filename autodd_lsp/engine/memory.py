@@ -1,0 +1,155 @@
+"""What the fixpoint remembers of the edits it found needed, and when they are new again.
+
+An edit a pass's search left unapplied (refused alone, `PassSearch.needed`) is
+not proposed again in a later cycle while its key is the same
+(`fixpoint.py`). The key says what made it needed, per pass
+(`ReductionPass.remembers_needed`, `passes.Remembers`):
+
+- `BY_STATEMENT` (the fine-grained passes: expressions, constants, literals,
+  elements): the text of the innermost statement around each patch, the
+  patch's place in it and its replacement (`edit_key`). Any change to that
+  statement (a line removed from a string it holds) makes the edit new again.
+- `BY_NAMES` (the statement-level passes: statements, flatten, parameters):
+  what the edit replaces and its replacement, whether a statement it removes is
+  alone in its block, and the own text (a compound statement's header) of every
+  other statement that shares an identifier with it (`names_key`). A removal is
+  refused because something reads what it binds (`import os` while
+  `os.environ` is read), or uses what it did to an object its names name
+  (`parser.add_argument(...)` while `parser` parses): both readers share a name
+  with it, and once one changes or goes, the removal is tried again. The text
+  of the statement alone would be too little (`import os` would stay after its
+  reader went); the text of the block around it too much (the statement pass
+  tried every statement of a big function again after any change in it, which
+  is where its candidates went in the later cycles). A statement alone in its
+  block leaves `pass` when removed, which is refused; once a sibling arrives it
+  may go.
+
+Identifiers are names, attributes, parameters, keywords and imported names
+(`syntax/bindings.own_identifiers`), less `self`, `cls` and the builtins the
+program does not bind, which nearly every statement shares (a parameter named
+`help` or `type` counts: argparse's `help=None` went once its readers did). What no name shows (a global set through a
+call, an order that matters) is missed: such an edit is not tried again until
+a statement that shares a name with it changes. That costs a reduction not
+tried, never a wrong result: every candidate is still judged by a run. The
+cycle that confirms (`fixpoint.py`) does not try remembered edits either, as
+for the fine-grained passes: trying each alone there cost more than it saved
+(`notes/parallelism.md`, third round).
+
+`what_it_does` is the plainer key the run map's steps use: the text an edit
+replaces and its replacement, the same removal after other code went.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import builtins
+from functools import lru_cache
+
+from autodd_lsp.passes import ReductionPass, Remembers
+from autodd_lsp.syntax.bindings import bound_names, own_identifiers
+from autodd_lsp.syntax.patch import Edit
+from autodd_lsp.syntax.source import Source, Span
+
+SHARED_BY_ALL = frozenset({"self", "cls"})  # names nearly every statement of a class shares
+BUILTINS = frozenset(dir(builtins))  # shared too, unless the program binds one (`help=None`)
+
+
+def needed_key(reduction_pass: ReductionPass, source: Source, edit: Edit) -> tuple:
+    """The key `reduction_pass`'s edit is remembered by, once found needed."""
+    if reduction_pass.remembers_needed is Remembers.BY_NAMES:
+        return names_key(source, edit)
+    return edit_key(source, edit)
+
+
+def edit_key(source: Source, edit: Edit) -> tuple:
+    """What an edit does, wherever its statement moved: the text of the innermost
+    statement around each patch, the patch's place in it, and the replacement
+    (rendered without other edits). Any change to that statement -- e.g. a line
+    removed from a string it holds -- makes the edit new again."""
+    text = source.text
+    plain = lambda start, end: text[start:end]  # noqa: E731
+    parts = []
+    for patch in edit.patches:
+        start, end = _innermost_statement(source, patch.start, patch.end)
+        parts.append((text[start:end], patch.start - start, patch.end - start, patch.build(plain)))
+    return (edit.pass_name, tuple(parts))
+
+
+def names_key(source: Source, edit: Edit) -> tuple:
+    """What a statement-level edit does, whether a statement it removes is alone in its
+    block, and the own text of every other statement that shares an identifier with it."""
+    index = _names_index(source)
+    spans = [(patch.start, patch.end) for patch in edit.patches]
+    names: set[str] = set()
+    for start, end in spans:
+        at = bisect.bisect_left(index.identifier_starts, start)
+        while at < len(index.identifiers) and index.identifiers[at][0] < end:
+            _, name_end, name = index.identifiers[at]
+            if name_end <= end:
+                names.add(name)
+            at += 1
+    names -= index.shared
+    removed = [row for row in index.statements if _inside(row.span, spans)]
+    sharing = frozenset(row.own_text for row in index.statements
+                        if not row.names.isdisjoint(names) and not _inside(row.span, spans))
+    return (edit.pass_name, what_it_does(source, edit), tuple(row.alone for row in removed), sharing)
+
+
+def what_it_does(source: Source, edit: Edit) -> tuple:
+    """The text an edit replaces and its replacement: the same removal after other code went."""
+    text = source.text
+    plain = lambda start, end: text[start:end]  # noqa: E731
+    return tuple((text[patch.start:patch.end], patch.build(plain)) for patch in edit.patches)
+
+
+class _Statement:
+    __slots__ = ("alone", "names", "own_text", "span")
+
+    def __init__(self, span: Span, own_text: str, names: frozenset[str], alone: bool) -> None:
+        self.span, self.own_text, self.names, self.alone = span, own_text, names, alone
+
+
+class _NamesIndex:
+    """A text's identifiers by where they begin, and its statements with their own names."""
+
+    def __init__(self, source: Source) -> None:
+        found: list[tuple[int, int, str]] = []
+        self.statements: list[_Statement] = []
+        self.shared = SHARED_BY_ALL | (BUILTINS - set(bound_names(source.tree)))
+        for node, span in zip(source.statements, source.statement_spans, strict=True):
+            own = list(own_identifiers(node))
+            found.extend((*_spelled_at(source, spelled, span), name) for spelled, name in own)
+            body_start = min((source.span(child)[0] for child in ast.iter_child_nodes(node)
+                              if isinstance(child, ast.stmt)), default=span[1])
+            parent = source.parents.get(node)
+            alone = any(getattr(parent, field, None) == [node] for field in ("body", "orelse", "finalbody"))
+            names = frozenset(name for _, name in own) - self.shared
+            self.statements.append(_Statement(span, source.text[span[0]:body_start].strip(), names, alone))
+        found.sort()
+        self.identifiers = found
+        self.identifier_starts = [start for start, _, _ in found]
+
+
+def _spelled_at(source: Source, node: ast.AST, statement: Span) -> Span:
+    """Where `node` (an identifier's node) is in the text; a `def`'s or `class`'s name: its statement."""
+    if isinstance(node, ast.stmt):
+        return statement
+    return source.span(node)  # type: ignore[arg-type]  # names, attributes, args, keywords, aliases are located
+
+
+@lru_cache(maxsize=4)
+def _names_index(source: Source) -> _NamesIndex:
+    return _NamesIndex(source)
+
+
+def _inside(span: Span, spans: list[Span]) -> bool:
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
+
+
+def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int]:
+    best = (0, len(source.text))
+    for stmt_start, stmt_end in source.statement_spans:
+        if stmt_start <= start and end <= stmt_end and stmt_end - stmt_start < best[1] - best[0]:
+            best = (stmt_start, stmt_end)
+    return best
