@@ -115,12 +115,12 @@ def test_flatten_hoists_no_body_where_it_cannot_stand():
 
 
 def test_replace_by_part_adds_parentheses_only_when_needed():
-    text = "y = (a + b) * c\nz = f(g(1), k=h)\n"
+    text = "y = (a + b) * c\nz = f(g(1), k=h())\n"
     results = single_edit_results("replace expressions by a part", text)
-    assert "y = (a + b)\nz = f(g(1), k=h)\n" in results
-    assert "y = c\nz = f(g(1), k=h)\n" in results
+    assert "y = (a + b)\nz = f(g(1), k=h())\n" in results
+    assert "y = c\nz = f(g(1), k=h())\n" in results
     assert "y = (a + b) * c\nz = g(1)\n" in results
-    assert "y = (a + b) * c\nz = h\n" in results
+    assert "y = (a + b) * c\nz = h()\n" in results
     assert all(compiles(r) for r in results)
 
 
@@ -139,8 +139,32 @@ def test_a_call_becomes_its_callee_only_as_a_decorator():
     results = single_edit_results("replace expressions by a part", text)
     assert "@dataclass\nclass C:\n    x = math.sqrt(d)\n    y = cfg.scale(d)\n" in results
     assert "@dataclass(frozen=True)\nclass C:\n    x = d\n    y = cfg.scale(d)\n" in results
-    assert "@dataclass(frozen=True)\nclass C:\n    x = math.sqrt(d)\n    y = cfg\n" in results  # the receiver
     assert not any("math.sqrt\n" in r or "cfg.scale\n" in r for r in results)
+
+
+def test_an_object_stands_in_for_what_was_taken_from_it_only_where_the_run_saw_the_same_kind():
+    """`cfg.scale(d)` -> `cfg`, `table[key]` -> `key`, `Box(n=size)` -> `size`: without a
+    record, not offered (an object where its method's result was); with one that says both
+    were tensors, `x.float()` -> `x` is; a literal receiver always is, and so is an
+    attribute's object (`cfg.size` -> `cfg`)."""
+    text = "y = cfg.scale(d) + cfg.size + table[key] + Box(n=size).n\nz = x.float()\nw = ' '.join(parts)\n"
+    plain = single_edit_results("replace expressions by a part", text)
+    for taken in ("y = cfg + ", " + key + ", " + size.n", "z = x\n"):
+        assert not any(taken in r for r in plain), taken
+    assert any(" + cfg + " in r for r in plain)
+    assert "y = cfg.scale(d) + cfg.size + table[key] + Box(n=size).n\nz = x.float()\nw = ' '\n" in plain
+
+    def at(expr):
+        start = text.index(expr)
+        return (start, start + len(expr))
+
+    tensor = "torch.zeros((2, 3), dtype=torch.float32)"
+    receiver = at("x.float()")[0]
+    recorded = {at("x.float()"): Recorded("value", tensor), (receiver, receiver + 1): Recorded("value", tensor)}
+    ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
+    (reduction_pass,) = [p for p in registered_passes() if p.name == "replace expressions by a part"]
+    seen = {render(text, select_patches([e], ctx.guards)) for e in reduction_pass.edits(ctx) or []}
+    assert any("\nz = x\n" in r for r in seen)
 
 
 def test_replace_by_constant_skips_names_and_constants():
