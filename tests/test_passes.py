@@ -353,6 +353,32 @@ def test_zero_goes_only_where_the_run_map_allows():
     assert text.replace("len(rows)", "0") in zeros(RecordedValues({}, {}, {}))  # no map: as before
 
 
+def test_a_branch_the_run_never_took_is_not_put_in_its_headers_place():
+    """`if rows:` ran and took its body, never its `else`; the loop ran over nothing; the
+    handler never caught anything: their never-run parts are not hoisted (code the program
+    decided not to run). Where the map does not know, as before."""
+    text = ("rows = load()\nif rows:\n    report(rows[0])\nelse:\n    note(len(rows))\n"
+            "for row in []:\n    show(row)\ntry:\n    go()\nexcept ValueError:\n    oops()\n")
+    ran = {0: True, text.index("if"): True, text.index("report"): True, text.index("note"): False,
+           text.index("for"): True, text.index("show"): False, text.index("try"): True,
+           text.index("go()"): True, text.index("oops"): False}
+    (flatten,) = [p for p in registered_passes() if p.name == "flatten compound statements"]
+
+    def hoisted(values):
+        ctx = PassContext(Source(text), values=ValueLookup(values, identity_shadow(text)))
+        return [render(text, select_patches([e], ctx.guards)) for e in flatten.edits(ctx) or []]
+
+    for mapped in (RecordedValues({}, {}, ran), RecordedValues({}, {}, ran).map_only()):
+        results = hoisted(mapped)
+        assert any("\nreport(rows[0])\nfor" in r for r in results)  # the body it took
+        assert not any("\nnote(len(rows))\nfor" in r for r in results)  # the else it never took
+        assert not any("\nshow(row)\n" in r and "for row" not in r for r in results)  # an empty loop's body
+        assert any(r.endswith("\ngo()\n") for r in results)  # the try's body
+        assert not any(r.endswith("\noops()\n") for r in results)  # a handler that never ran
+    unknown = hoisted(RecordedValues({}, {}, {}))
+    assert any("\nnote(len(rows))\nfor" in r for r in unknown) and any(r.endswith("\noops()\n") for r in unknown)
+
+
 def test_remove_elements_leaves_a_recorded_tensor_value_whole():
     """`torch.zeros((16, 24, 128), dtype=torch.float32)` (a value the run recorded) loses no
     size and no dtype: torch_shape's reproducer had `self.ffn(torch.zeros((1), ...))`, a

@@ -10,6 +10,9 @@ a `break` outside a loop), nor a function's body that reads one of its parameter
 that nothing else in the program binds: there the name is unbound, a NameError as
 soon as the body runs (a method's `self`; on argparse_large nearly every refused
 flatten was one), nor a class's body where the program reads the class's name.
+A branch the original's run never took (`taken`: the run map says its header ran
+and its first statement did not) is not put in its header's place either: an `if`'s
+body or `else`, a loop's body, a handler.
 """
 
 from __future__ import annotations
@@ -61,16 +64,33 @@ def hoist(source: Source, stmt: ast.stmt, body: list[ast.stmt], name: str, prefi
     return Edit((patch,), name, weight=weight)
 
 
-def if_edits(source: Source, stmt: ast.If, name: str) -> list[Edit]:
+def if_edits(ctx: PassContext, stmt: ast.If, name: str) -> list[Edit]:
+    source = ctx.source
     edits = []
-    if is_block(source, stmt, stmt.body):
+    if is_block(source, stmt, stmt.body) and taken(ctx, stmt, stmt.body):
         edits.append(hoist(source, stmt, stmt.body, name))
-    first_else = stmt.orelse[0] if stmt.orelse else None
+    if not stmt.orelse or not taken(ctx, stmt, stmt.orelse):
+        return edits
+    first_else = stmt.orelse[0]
     if isinstance(first_else, ast.If) and is_elif(source, first_else):
         edits.append(promote_elif(source, stmt, first_else, name))
-    elif stmt.orelse and is_block(source, stmt, stmt.orelse):
+    elif is_block(source, stmt, stmt.orelse):
         edits.append(hoist(source, stmt, stmt.orelse, name))
     return edits
+
+
+def taken(ctx: PassContext, header: ast.stmt, branch: list[ast.stmt]) -> bool:
+    """Whether the original's run may have taken `branch` of `header` (an `if`'s body or
+    `else`, a loop's body, a handler): not where the run map says `header` ran and the
+    branch's first statement never did. Put in the header's place, such a branch runs code
+    the program decided not to run (`if cfg.debug:`, a loop over nothing, a handler for an
+    error that never came): refused but for what was idle anyway, which the statement pass
+    removes whole. Unknown (no map, code of unknown origin, a header that never ran: a
+    kernel TileLang traces): taken."""
+    if ctx.values is None or not branch:
+        return True
+    return not (ctx.values.ran(ctx.source.span(header)[0]) is True
+                and ctx.values.ran(ctx.source.span(branch[0])[0]) is False)
 
 
 def promote_elif(source: Source, stmt: ast.If, elif_stmt: ast.If, name: str) -> Edit:
@@ -182,14 +202,15 @@ def with_edits(source: Source, stmt: ast.With | ast.AsyncWith, name: str) -> lis
     return edits
 
 
-def try_edits(source: Source, stmt: ast.stmt, name: str) -> list[Edit]:
+def try_edits(ctx: PassContext, stmt: ast.stmt, name: str) -> list[Edit]:
     # A Try, or a TryStar (3.11+, absent from the 3.10 stubs mypy checks against): both have a body.
+    source = ctx.source
     body: list[ast.stmt] = stmt.body  # type: ignore[attr-defined]
     edits = []
     if is_block(source, stmt, body):
         edits.append(hoist(source, stmt, body, name))
     for handler in getattr(stmt, "handlers", []):
-        if is_block(source, handler, handler.body):
+        if is_block(source, handler, handler.body) and taken(ctx, stmt, handler.body):
             edits.append(hoist(source, stmt, handler.body, name))
     return edits
 
@@ -229,7 +250,9 @@ class SimplifyCompound(ReductionPass):
                 and not place.allows(stmt.body):
             return []  # `return` where the `def` stood, `break` where the loop stood: the compiler refuses it
         if isinstance(stmt, ast.If):
-            return if_edits(source, stmt, self.name)
+            return if_edits(ctx, stmt, self.name)
+        if isinstance(stmt, LOOPS) and not taken(ctx, stmt, stmt.body):
+            return []
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             return for_edits(ctx, stmt, self.name)
         if isinstance(stmt, ast.While):
@@ -237,7 +260,7 @@ class SimplifyCompound(ReductionPass):
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
             return with_edits(source, stmt, self.name)
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-            return try_edits(source, stmt, self.name)
+            return try_edits(ctx, stmt, self.name)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and unbound_when_hoisted(source, stmt, everywhere):
             return []
         if isinstance(stmt, ast.ClassDef) and read_outside(source, stmt):
