@@ -353,6 +353,15 @@ def test_zero_goes_only_where_the_run_map_allows():
     assert text.replace("len(rows)", "0") in zeros(RecordedValues({}, {}, {}))  # no map: as before
 
 
+def test_a_tuple_keeps_its_elements():
+    """A shape's rank, an unpacking's arity: no element of a tuple goes; a list's may."""
+    text = "a = T.alloc_shared((64, 32), dtype)\nx, y = pair\nfor i, v in enumerate(vs): pass\nb = [1, 2]\n"
+    results = single_edit_results("remove list elements", text)
+    assert "a = T.alloc_shared((64, 32), dtype)\nx, y = pair\nfor i, v in enumerate(vs): pass\nb = [1]\n" in results
+    shorter = ("(64)", "(32)", "(64,)", "(32,)", "\nx = pair", "\ny = pair", "x, = ", "for i in", "for v in")
+    assert not any(tuple_ in r for r in results for tuple_ in shorter)
+
+
 def test_a_branch_the_run_never_took_is_not_put_in_its_headers_place():
     """`if rows:` ran and took its body, never its `else`; the loop ran over nothing; the
     handler never caught anything: their never-run parts are not hoisted (code the program

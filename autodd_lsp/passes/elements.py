@@ -1,6 +1,11 @@
 """Drop one element of a comma-separated list: call arguments and keywords,
-list/tuple/set/dict entries, a lambda's parameters, base classes, imported names,
+list/set/dict entries, a lambda's parameters, base classes, imported names,
 `with` items, decorators; and the `as x` of a `with`, the `x =` of `x = f()`.
+
+A tuple keeps its elements: its length is part of what it is, a shape's rank
+(`T.alloc_shared((64, 32), dtype)`), what an unpacking expects (`a, b = pair`,
+`return sku, qty, cost`), a key's arity. Such removals were refused 101 times in
+102 on four corpus programs.
 
 A tensor's recorded value (`torch.zeros((16, 24), dtype=torch.int64)`, see
 autodd_lsp.values) is one value: its shape and dtype are not lists to drop from
@@ -40,7 +45,7 @@ def element_lists(source: Source, node: ast.AST) -> Iterator[list[Span]]:
     """The comma-separated lists inside `node`, each as the spans of its elements in order."""
     if isinstance(node, ast.Call):
         yield _spans(source, [*node.args, *node.keywords])
-    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+    elif isinstance(node, (ast.List, ast.Set)):  # a tuple's length is part of what it is
         yield _spans(source, node.elts)
     elif isinstance(node, ast.Dict):
         entries = [(k, v) for k, v in zip(node.keys, node.values, strict=False) if k is not None]
