@@ -39,6 +39,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
+from autodd_lsp.engine.best_run import refused_by_the_best_run
 from autodd_lsp.engine.memory import needed_key, what_it_does
 from autodd_lsp.engine.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.protection import respects_frozen
@@ -94,6 +95,11 @@ class FixpointHost(SearchHost, Protocol):
         """The original's statements its failure came through (`run_map.py`); None: unknown."""
         ...
 
+    def best_run_map(self) -> ValueLookup | None:
+        """One recording run of the best text: which of its statements ran, by its own offsets
+        (`best_run.py`); None: none (no recording, or it did not fail as the original does)."""
+        ...
+
 
 class Fixpoint:
     def __init__(self, host: FixpointHost, passes: list[ReductionPass] | None = None) -> None:
@@ -106,6 +112,7 @@ class Fixpoint:
         self._defer = True  # removals of what the run read wait for a cycle that confirms (`_later`)
         self._deferred = False  # this cycle left some out
         self._waiting: dict[str, set[tuple]] = {}  # per pass: what the removals this cycle left out do
+        self._best_run: tuple[str, ValueLookup | None] | None = None  # (best text, its own run's map)
 
     def forget_needed(self) -> None:
         """What follows depends on a new text alone (a person's, adopted)."""
@@ -314,7 +321,24 @@ class Fixpoint:
             self._deferred = True
             self._waiting.setdefault(reduction_pass.name, set()).update(what_it_does(source, edits[i]) for i in read)
             return [edit for index, edit in enumerate(edits) if index not in later], prior
-        return edits, [LIKELY_NEEDED if index in later else prior for index in range(len(edits))]
+        refused = self._refused_by_the_best_run(source, edits, read)
+        kept = [index for index in range(len(edits)) if index not in refused]
+        return [edits[index] for index in kept], [LIKELY_NEEDED if index in later else prior for index in kept]
+
+    def _refused_by_the_best_run(self, source: Source, edits: list[Edit], read: set[int]) -> set[int]:
+        """Of the removals that waited (`read`), those the best text's own run shows refused
+        (`best_run.py`); its recording is made once per best text, at the cycle that confirms."""
+        if not read:
+            return set()
+        if self._best_run is None or self._best_run[0] != source.text:
+            self._best_run = (source.text, self.host.best_run_map())
+        best = self._best_run[1]
+        if best is None:
+            return set()
+        path = self.host.failing_path()
+        held = path.held_offsets(self.host.shadow()) if path is not None else []
+        chosen = sorted(read)
+        return {chosen[i] for i in refused_by_the_best_run(source, [edits[i] for i in chosen], best, held)}
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)

@@ -42,7 +42,7 @@ from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass, registered_passes
 from autodd_lsp.syntax.source import Source, Span
-from autodd_lsp.values import RecordedValues
+from autodd_lsp.values import RecordedValues, ValueLookup
 
 PATH = "<minimize>"  # the file name candidates are compiled under
 
@@ -140,6 +140,9 @@ class _PredicateHost:
 
     def failing_path(self) -> FailingPath | None:
         return None
+
+    def best_run_map(self) -> ValueLookup | None:
+        return None  # no runs: every removal that waited is tried
 
     def adopt_offer(self) -> bool:
         return False

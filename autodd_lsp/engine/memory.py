@@ -46,6 +46,7 @@ import bisect
 import builtins
 from functools import lru_cache
 
+from autodd_lsp.engine.run_map import inside
 from autodd_lsp.passes import ReductionPass, Remembers
 from autodd_lsp.syntax.bindings import bound_names, own_identifiers
 from autodd_lsp.syntax.patch import Edit
@@ -90,9 +91,9 @@ def names_key(source: Source, edit: Edit) -> tuple:
                 names.add(name)
             at += 1
     names -= index.shared
-    removed = [row for row in index.statements if _inside(row.span, spans)]
+    removed = [row for row in index.statements if inside(row.span, spans)]
     sharing = frozenset(row.own_text for row in index.statements
-                        if not row.names.isdisjoint(names) and not _inside(row.span, spans))
+                        if not row.names.isdisjoint(names) and not inside(row.span, spans))
     return (edit.pass_name, what_it_does(source, edit), tuple(row.alone for row in removed), sharing)
 
 
@@ -141,10 +142,6 @@ def _spelled_at(source: Source, node: ast.AST, statement: Span) -> Span:
 @lru_cache(maxsize=4)
 def _names_index(source: Source) -> _NamesIndex:
     return _NamesIndex(source)
-
-
-def _inside(span: Span, spans: list[Span]) -> bool:
-    return any(start <= span[0] and span[1] <= end for start, end in spans)
 
 
 def _innermost_statement(source: Source, start: int, end: int) -> tuple[int, int]:

@@ -108,9 +108,9 @@ def read_by_the_run(source: Source, edits: list[Edit], lookup: ValueLookup) -> l
     result = []
     for index, edit in enumerate(edits):
         spans = [(patch.start, patch.end) for patch in edit.patches]
-        removed = {n for n, binder in enumerate(binders) if n in readers_of and _inside(binder[0], spans)}
+        removed = {n for n, binder in enumerate(binders) if n in readers_of and inside(binder[0], spans)}
         touched = {r for n in removed for r in readers_of[n]}
-        if any(served_by[r][1] <= removed and not _inside(served_by[r][0], spans) for r in touched):
+        if any(served_by[r][1] <= removed and not inside(served_by[r][0], spans) for r in touched):
             result.append(index)
     return result
 
@@ -129,7 +129,8 @@ def collect_names(source: Source) -> tuple[list[Binder], list[Read]]:
     return binders, reads
 
 
-def _inside(span: Span, spans: list[Span]) -> bool:
+def inside(span: Span, spans: list[Span]) -> bool:
+    """`span` lies within one of `spans`."""
     return any(start <= span[0] and span[1] <= end for start, end in spans)
 
 
@@ -233,7 +234,7 @@ class FailingPath:
         if not held:
             return set()
         return {index for index, edit in enumerate(edits)
-                if any(_holds(held, patch.start, patch.end) and _other_code(text, held, patch.start, patch.end)
+                if any(holds(held, patch.start, patch.end) and _other_code(text, held, patch.start, patch.end)
                        for patch in edit.patches)}
 
     def held_offsets(self, shadow: str | None) -> list[int]:
@@ -245,7 +246,7 @@ class FailingPath:
                 and not self.statements.isdisjoint(self.original.of_offsets((ord(char) - SHADOW_BASE,)))]
 
 
-def _holds(offsets: list[int], start: int, end: int) -> bool:
+def holds(offsets: list[int], start: int, end: int) -> bool:
     """Some offset (sorted) lies in [start, end)."""
     at = bisect.bisect_left(offsets, start)
     return at < len(offsets) and offsets[at] < end
@@ -256,7 +257,7 @@ def _other_code(text: str, held: list[int], start: int, end: int) -> bool:
     line_start = start
     for line in text[start:end].split("\n"):
         stripped = line.strip()
-        if stripped and not stripped.startswith("#") and not _holds(held, line_start, line_start + len(line)):
+        if stripped and not stripped.startswith("#") and not holds(held, line_start, line_start + len(line)):
             return True
         line_start += len(line) + 1
     return False

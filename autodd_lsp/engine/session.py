@@ -37,8 +37,9 @@ from autodd_lsp.execution import CancelEvent, RunResult
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass
+from autodd_lsp.syntax.origin import identity_shadow
 from autodd_lsp.syntax.source import Source, Span
-from autodd_lsp.values import RecordedValues
+from autodd_lsp.values import RecordedValues, ValueLookup
 
 
 class Session:
@@ -145,6 +146,13 @@ class Session:
 
     def failing_path(self) -> FailingPath | None:
         return self.checks.failing_path if map_wanted() else None
+
+    def best_run_map(self) -> ValueLookup | None:
+        if not map_wanted() or self.recorder.recorded is None or self.tester.rules.rate_test is not None:
+            return None  # no map, or an intermittent failure: one run does not say what every run runs
+        text = self.texts.best
+        recorded, shadow = self.recorder.map_of(text, self.slots), identity_shadow(text)
+        return None if recorded is None or shadow is None else ValueLookup(recorded, shadow)
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text that fails the same way, with its frozen regions as the rule."""

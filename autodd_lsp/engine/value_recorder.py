@@ -95,27 +95,12 @@ class ValueRecorder:
     def _record(self, slots: JobSlots) -> None:
         """The recording run(s); `values` stays None unless one fails as the original does."""
         checks = self._checks
-        text = checks.texts.original
         # An intermittent original may not fail in a given run: a few tries.
         tries = 1 if checks.tester.rules.rate_test is None else RECORD_TRIES
         try:
-            if self._path is None:  # one program path for every recording of the run (a restart reuses it)
-                self._path = slots.side_path("values")
-            path = self._path
             for _ in range(tries):
-                watch = checks.tester.watch
-                with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files
-                    values, result = record_values(
-                        text, path, slots.scratch_path("values.json"), self._launcher,
-                        timeout=checks.record_timeout, cancel=self._cancel,
-                    )
-                result = slots.unmasked(result)
-                seen = checks.observe(result.output, text)
-                original = checks.observation
-                same = seen is not None and original is not None and seen.normalized == original.normalized
-                same = same and checks.kind_rule.accepts(result, text)
-                self.recorded = values if same and not result.cancelled else None
-                if self.recorded is not None or result.cancelled:
+                self.recorded, cancelled = self._record_once(checks.texts.original, slots)
+                if self.recorded is not None or cancelled:
                     break
             recorded = self.recorded
             self.values = recorded if recorded is None or self.values_help() else (
@@ -124,3 +109,32 @@ class ValueRecorder:
             self.values = self.recorded = None
         finally:
             self.done.set()
+
+    def map_of(self, text: str, slots: JobSlots) -> RecordedValues | None:
+        """One recording run of `text` (the best so far), its records by `text`'s own offsets
+        (`engine/best_run.py`); None where it did not fail as the original does, or was not run."""
+        if not self.records() or self._cancel.is_set():
+            return None
+        try:
+            return self._record_once(text, slots)[0]
+        except OSError:
+            return None
+
+    def _record_once(self, text: str, slots: JobSlots) -> tuple[RecordedValues | None, bool]:
+        """One recording run of `text`: its records if it failed as the original does, and
+        whether it was cancelled."""
+        checks = self._checks
+        if self._path is None:  # one program path for every recording of the run (a restart reuses it)
+            self._path = slots.side_path("values")
+        watch = checks.tester.watch
+        with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files
+            values, result = record_values(
+                text, self._path, slots.scratch_path("values.json"), self._launcher,
+                timeout=checks.record_timeout, cancel=self._cancel,
+            )
+        result = slots.unmasked(result)
+        seen = checks.observe(result.output, text)
+        original = checks.observation
+        same = seen is not None and original is not None and seen.normalized == original.normalized
+        same = same and checks.kind_rule.accepts(result, text)
+        return (values if same and not result.cancelled else None), result.cancelled

@@ -1,0 +1,143 @@
+"""The best text's own run, at the cycle that confirms: the removals it shows refused.
+
+The fixpoint leaves out, until a cycle changes nothing, the removals of a binding
+that the original's run read from code that stays (`run_map.read_by_the_run`), and
+then tries each alone in a cycle that confirms (`fixpoint.py`). Nearly all are
+refused there: the reader still stands and still runs. Before that cycle, one
+recording run of the best text (`ValueRecorder.map_of`: the original's recorder,
+on the best) says which of its statements ran. A removal is then refused without
+a candidate where it takes away every binding of a name that such a statement
+reads, so that the read is a NameError:
+
+- a plain name (`x`, not `obj.x`: another class, or a library's base class, may
+  serve an attribute), read in a function or at module level (not in a class
+  body, whose own bindings the names index keeps apart), and not a builtin;
+- every binding of that name in the program is one the index sees (assignments,
+  imports, `def`s, `class`es, loop and `with` targets, parameters, handlers):
+  none bound by `:=`, a comprehension, `global`, `del` or `+=` alone;
+- the read is evaluated whenever its statement runs: not in a branch of `and`,
+  `or` or `a if c else b`, a lambda, a comprehension past its first iterable, an
+  `assert`'s message, an annotation, or a handler's type;
+- the statement ran in the best's run, it is not on the failure's path (where
+  the run stopped midway) and no `try` around it in its function could catch the
+  NameError;
+- the program reaches no name by `exec`, `eval`, `globals()`, `locals()`,
+  `vars()` or `import *`.
+
+What it misses (a caller's `try` that catches the NameError and goes on to the
+same failure) costs a reduction not tried, never a wrong result. Without the
+best's run (no recording: a pytest test, a killed program, the library API; an
+intermittent failure, whose runs do not all run the same statements; or it did
+not fail as the original does), every removal is tried as before. The run is
+one more run of the program per cycle that confirms, not counted as a candidate.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections import Counter
+
+from autodd_lsp.engine.run_map import collect_names, holds, inside
+from autodd_lsp.syntax.bindings import bound_names
+from autodd_lsp.syntax.patch import Edit
+from autodd_lsp.syntax.source import Source
+from autodd_lsp.values import ValueLookup
+
+_REACH_BY_STRING = frozenset({"exec", "eval", "globals", "locals", "vars", "__builtins__", "__import__"})
+_BUILTINS = frozenset(dir(builtins))
+
+
+def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup, held: list[int]) -> list[int]:
+    """Indices of `edits` that leave a read its run evaluated without a binding (see the module
+    docstring). `best`: the best text's run map by its own offsets; `held`: the offsets of the
+    failure's path in it (`FailingPath.held_offsets`)."""
+    tree = source.tree
+    if _reaches_by_string(tree):
+        return []
+    binders, reads = collect_names(source)
+    counted = Counter(name for _, space, name, _ in binders if space == "name")
+    every = Counter(bound_names(tree)) + Counter(h.name for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and h.name)
+    sure = {name for name, count in every.items() if counted[name] == count and name not in _BUILTINS}
+    serving: dict[str, list[int]] = {}
+    for number, (_, space, name, _) in enumerate(binders):
+        if space == "name" and name in sure:
+            serving.setdefault(name, []).append(number)
+    unconditional = _evaluated_reads(source)
+    headers = _header_ends(source)
+    needs: list[tuple[tuple[int, int], frozenset[int]]] = []  # (the read's statement, the bindings that serve it)
+    for statement, span, space, name, scopes in reads:
+        if space != "name" or name not in serving or span not in unconditional:
+            continue
+        if best.ran(statement[0]) is not True or holds(held, statement[0], headers.get(statement, statement[1])):
+            continue  # not run, or the run stopped in it (a compound statement: in its header)
+        found = frozenset(n for n in serving[name] if binders[n][3] in scopes)
+        if found:
+            needs.append((statement, found))
+    refused = []
+    for index, edit in enumerate(edits):
+        spans = [(patch.start, patch.end) for patch in edit.patches]
+        removed = {n for n, binder in enumerate(binders) if inside(binder[0], spans)}
+        if any(found <= removed and not inside(statement, spans) for statement, found in needs):
+            refused.append(index)
+    return refused
+
+
+def _header_ends(source: Source) -> dict[tuple[int, int], int]:
+    """Where a compound statement's header ends (its first inner statement begins), by its span."""
+    ends = {}
+    for node, span in zip(source.statements, source.statement_spans, strict=True):
+        inner = [source.span(child)[0] for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+        handlers = [source.span(h)[0] for h in getattr(node, "handlers", [])]
+        if inner or handlers:
+            ends[span] = min(inner + handlers)
+    return ends
+
+
+def _reaches_by_string(tree: ast.AST) -> bool:
+    return any((isinstance(node, ast.Name) and node.id in _REACH_BY_STRING)
+               or (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names))
+               for node in ast.walk(tree))
+
+
+def _evaluated_reads(source: Source) -> set[tuple[int, int]]:
+    """The spans of the names read whenever their statement runs (see the module docstring)."""
+    found: set[tuple[int, int]] = set()
+
+    def visit(node: ast.AST, sure: bool) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and sure:
+            found.add(source.span(node))
+        # A class body's names may be its own bindings; what a `try` runs, it may catch; a
+        # `match` runs its cases by pattern. A function's body runs where it is called.
+        inside = sure and not (isinstance(node, (ast.ClassDef, ast.Try)) or type(node).__name__ in ("TryStar", "Match"))
+        for field, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for position, child in enumerate(children):
+                if not isinstance(child, ast.AST):
+                    continue
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body":
+                    visit(child, True)
+                elif isinstance(child, ast.stmt):
+                    visit(child, inside)
+                else:
+                    visit(child, sure and _always(node, field, position))
+
+    visit(source.tree, True)
+    return found
+
+
+def _always(parent: ast.AST, field: str, position: int) -> bool:
+    """Whether the expression in `parent`'s `field` (at `position`) is evaluated whenever `parent` is."""
+    if isinstance(parent, ast.BoolOp):
+        return position == 0
+    if isinstance(parent, ast.IfExp):
+        return field == "test"
+    if isinstance(parent, (ast.Lambda, ast.ExceptHandler, ast.arg)) or field in ("annotation", "returns"):
+        return False
+    if isinstance(parent, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return field == "generators" and position == 0
+    if isinstance(parent, ast.comprehension):
+        return field == "iter"
+    if isinstance(parent, ast.Assert):
+        return field == "test"
+    return True

@@ -1,0 +1,127 @@
+"""The best text's own run at the cycle that confirms (`engine/best_run.py`): a removal that
+leaves a read its run evaluated without any binding is refused without a candidate. The
+rule on real text with a run map, then the real engine on a program, with it and without."""
+
+from __future__ import annotations
+
+import pytest
+
+import autodd_lsp.engine.fixpoint as fixpoint
+from autodd_lsp.engine.best_run import refused_by_the_best_run
+from autodd_lsp.passes import PassContext
+from autodd_lsp.passes.statements import RemoveStatements
+from autodd_lsp.syntax.origin import identity_shadow
+from autodd_lsp.syntax.source import Source
+from autodd_lsp.values import RecordedValues, ValueLookup
+from tests.support import reduce
+
+PROGRAM = '''import os
+LIMIT = 3
+SPARE = 4
+SCALE = 2
+helper = len
+
+
+def check(x):
+    if x > LIMIT:
+        raise ValueError("boom")
+
+
+def main():
+    try:
+        y = helper([1])
+    except NameError:
+        y = 0
+    z = y or SPARE
+    check(os.getpid() and 5 * SCALE)
+
+
+main()
+'''
+
+
+def refused(text: str, ran: set[str], held: list[int] = ()) -> set[str]:
+    """The top-level statements whose removal the rule refuses, given which statements ran
+    (by their first characters) in the run of `text`."""
+    source = Source(text)
+    statements = {}
+    for node, (start, end) in zip(source.statements, source.statement_spans, strict=True):
+        statements[start] = any(text[start:end].startswith(prefix) for prefix in ran)
+    lookup = ValueLookup(RecordedValues({}, {}, statements), identity_shadow(text))
+    edits = RemoveStatements().propose_at(PassContext(source), 0) or []
+    return {text[e.patches[0].start:e.patches[0].end].strip().split("\n")[0]
+            for e in (edits[i] for i in refused_by_the_best_run(source, edits, lookup, list(held)))}
+
+
+RAN = {"import os", "LIMIT", "SPARE", "SCALE", "helper", "def ", "if x", "raise", "try", "y = ", "z = ", "check(", "main()"}
+
+
+def test_a_removal_that_leaves_an_evaluated_read_unbound_is_refused():
+    found = refused(PROGRAM, RAN)
+    assert {"import os", "LIMIT = 3", "def check(x):", "def main():"} <= found  # read where surely evaluated
+    assert "SPARE = 4" not in found  # read only when `y` is falsy
+    assert "SCALE = 2" not in found  # read only when `os.getpid()` is truthy
+    assert "helper = len" not in found  # read inside a `try` that catches it
+
+
+def test_a_read_whose_statement_did_not_run_refuses_nothing():
+    found = refused(PROGRAM, RAN - {"if x", "main()"})
+    assert "LIMIT = 3" not in found and "def main():" not in found and "import os" in found
+
+
+def test_a_read_where_the_run_stopped_refuses_nothing():
+    """The failure's own statement (here, `check(...)`, whose call raised) stops midway."""
+    held = list(range(PROGRAM.index("check(os"), PROGRAM.index("check(os") + 5))
+    assert "import os" not in refused(PROGRAM, RAN, held)
+
+
+def test_a_name_the_program_also_binds_another_way_or_reaches_by_string_is_left_alone():
+    walrus = PROGRAM.replace("z = y or SPARE", "z = (LIMIT := 3)")
+    assert "LIMIT = 3" not in refused(walrus, RAN)
+    assert refused(PROGRAM + "globals()\n", RAN | {"globals"}) == set()
+
+
+CONSTANTS = '''\
+import json
+import os
+
+LIMIT = 3
+RETRY_DEFAULT = 2
+
+
+class Settings:
+    retries = RETRY_DEFAULT
+
+    def __init__(self, retries):
+        self.retries = retries
+
+
+def fetch(settings, limit):
+    data = json.loads(os.environ.get("FETCH_DATA", "[1, 2, 3]"))
+    for attempt in range(settings.retries):
+        if attempt >= limit:
+            break
+    return data[settings.retries + limit]
+
+
+def main():
+    settings = Settings(1)
+    print(fetch(settings, LIMIT))
+
+
+main()
+'''
+
+
+@pytest.mark.slow
+def test_the_best_run_spares_candidates_of_the_cycle_that_confirms(program, monkeypatch, no_leftovers):
+    """The same verified result with the rule and without it (every removal that waited tried
+    alone), in fewer candidates."""
+    path = program("constants.py", CONSTANTS)
+    failure = "IndexError: list index out of range"
+    with_rule, _ = reduce(path, failure)
+    monkeypatch.setattr(fixpoint, "refused_by_the_best_run", lambda *args: [])
+    without, _ = reduce(path, failure)
+    assert with_rule.verified and without.verified
+    assert with_rule.text == without.text
+    assert with_rule.stats.candidates_run < without.stats.candidates_run
