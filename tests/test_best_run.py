@@ -40,13 +40,12 @@ main()
 '''
 
 
-def refused(text: str, ran: set[str], held: list[int] = ()) -> set[str]:
+def refused(text: str, ran: set[str], held: tuple[int, ...] | list[int] = ()) -> set[str]:
     """The top-level statements whose removal the rule refuses, given which statements ran
     (by their first characters) in the run of `text`."""
     source = Source(text)
-    statements = {}
-    for node, (start, end) in zip(source.statements, source.statement_spans, strict=True):
-        statements[start] = any(text[start:end].startswith(prefix) for prefix in ran)
+    statements = {start: any(text[start:end].startswith(prefix) for prefix in ran)
+                  for start, end in source.statement_spans}
     lookup = ValueLookup(RecordedValues({}, {}, statements), identity_shadow(text))
     edits = RemoveStatements().propose_at(PassContext(source), 0) or []
     return {text[e.patches[0].start:e.patches[0].end].strip().split("\n")[0]

@@ -5,14 +5,13 @@ through the library API (`minimize`) against a plain predicate, with the memory 
 
 from __future__ import annotations
 
-from test_library import raises
-
 from autodd_lsp.engine import minimize
 from autodd_lsp.engine.memory import names_key
 from autodd_lsp.passes import PassContext, Remembers, registered_passes
 from autodd_lsp.passes.parameters import RemoveParameters
 from autodd_lsp.passes.statements import RemoveStatements
 from autodd_lsp.syntax.source import Source
+from tests.test_library import raises
 
 PROGRAM = '''SEP = "/"
 

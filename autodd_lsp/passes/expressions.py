@@ -133,20 +133,20 @@ def stands_in(ctx: PassContext | None, part: ast.expr, whole: ast.expr) -> bool:
 
 def _taken_from(whole: ast.expr, part: ast.expr) -> bool:
     """`part` names the object `whole` asked something of: a method call's receiver
-    (`parser.parse_args()` -> `parser`), a keyword's value (`Box(size=n)` -> `n`), a
-    subscript's index (`table[key]` -> `key`). Such a part stands in where the run saw
-    the same kind of thing (`x.float()` -> `x`, both tensors); without that record, these
-    kinds of part were kept 3 times in 187 single-edit candidates on four corpus programs
-    (two of them not names, and still offered: `' '.join(...)` -> `' '`,
-    `raw.split("#", 1)[0].strip()` -> `raw.split("#", 1)[0]`). An attribute's object is
+    (`parser.parse_args()` -> `parser`), a keyword's value (`Box(size=n)` -> `n`); or it is a
+    subscript's index, named or not (`table[key]` -> `key`, `tokens[0]` -> `0`). Such a part
+    stands in where the run saw the same kind of thing (`x.float()` -> `x`, both tensors);
+    without that record, these kinds of part were kept 3 times in 187 single-edit candidates
+    on four corpus programs (two of them receivers that are not names, and still offered:
+    `' '.join(...)` -> `' '`, `raw.split("#", 1)[0].strip()` -> `raw.split("#", 1)[0]`). An attribute's object is
     offered (`self._subparsers` -> `self` went on argparse_large: the same object by then,
     once `add_argument_group` returned `self`)."""
+    if isinstance(whole, ast.Subscript):
+        return part is whole.slice  # a key, named or not, where its entry was: `tokens[0]` -> `0`
     if not _names_an_object(part):
         return False
-    if isinstance(whole, ast.Call):
-        return (isinstance(whole.func, ast.Attribute) and part is whole.func.value) or any(
-            part is keyword.value for keyword in whole.keywords)
-    return isinstance(whole, ast.Subscript) and part is whole.slice
+    return isinstance(whole, ast.Call) and ((isinstance(whole.func, ast.Attribute) and part is whole.func.value)
+                                            or any(part is keyword.value for keyword in whole.keywords))
 
 
 def _names_an_object(node: ast.expr) -> bool:
