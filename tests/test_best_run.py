@@ -14,6 +14,7 @@ from autodd_lsp.syntax.origin import identity_shadow
 from autodd_lsp.syntax.source import Source
 from autodd_lsp.values import RecordedValues, ValueLookup
 from tests.support import reduce
+from tests.test_run_map import CONSTANTS
 
 PROGRAM = '''import os
 LIMIT = 3
@@ -80,42 +81,10 @@ def test_a_name_the_program_also_binds_another_way_or_reaches_by_string_is_left_
     assert refused(PROGRAM + "globals()\n", RAN | {"globals"}) == set()
 
 
-CONSTANTS = '''\
-import json
-import os
-
-LIMIT = 3
-RETRY_DEFAULT = 2
-
-
-class Settings:
-    retries = RETRY_DEFAULT
-
-    def __init__(self, retries):
-        self.retries = retries
-
-
-def fetch(settings, limit):
-    data = json.loads(os.environ.get("FETCH_DATA", "[1, 2, 3]"))
-    for attempt in range(settings.retries):
-        if attempt >= limit:
-            break
-    return data[settings.retries + limit]
-
-
-def main():
-    settings = Settings(1)
-    print(fetch(settings, LIMIT))
-
-
-main()
-'''
-
-
 @pytest.mark.slow
 def test_the_best_run_spares_candidates_of_the_cycle_that_confirms(program, monkeypatch, no_leftovers):
     """The same verified result with the rule and without it (every removal that waited tried
-    alone), in fewer candidates."""
+    alone), in fewer candidates (`CONSTANTS`: `LIMIT`, `json`, `os` read by code that stays)."""
     path = program("constants.py", CONSTANTS)
     failure = "IndexError: list index out of range"
     with_rule, _ = reduce(path, failure)
