@@ -42,13 +42,13 @@ main()
 
 
 def refused(text: str, ran: set[str], held: tuple[int, ...] | list[int] = ()) -> set[str]:
-    """The top-level statements whose removal the rule refuses, given which statements ran
-    (by their first characters) in the run of `text`."""
+    """The statements whose removal the rule refuses (by their first lines), given which
+    statements ran (by their first characters) in the run of `text`."""
     source = Source(text)
     statements = {start: any(text[start:end].startswith(prefix) for prefix in ran)
                   for start, end in source.statement_spans}
     lookup = ValueLookup(RecordedValues({}, {}, statements), identity_shadow(text))
-    edits = RemoveStatements().propose_at(PassContext(source), 0) or []
+    edits = [edit for level in range(4) for edit in RemoveStatements().propose_at(PassContext(source), level) or []]
     return {text[e.patches[0].start:e.patches[0].end].strip().split("\n")[0]
             for e in (edits[i] for i in refused_by_the_best_run(source, edits, lookup, list(held)))}
 
@@ -79,6 +79,42 @@ def test_a_name_the_program_also_binds_another_way_or_reaches_by_string_is_left_
     walrus = PROGRAM.replace("z = y or SPARE", "z = (LIMIT := 3)")
     assert "LIMIT = 3" not in refused(walrus, RAN)
     assert refused(PROGRAM + "globals()\n", RAN | {"globals"}) == set()
+
+
+CLASSES = '''class Store:
+    def __init__(self):
+        self.items = {}
+        self.limit = 3
+
+    def add(self, key):
+        self.items[key] = 1
+
+    def check(self, n):
+        if n > self.limit:
+            raise ValueError("boom")
+
+
+class Table(dict):
+    def __init__(self):
+        self.width = 2
+
+    def size(self):
+        return self.width
+
+
+store = Store()
+store.add("a")
+Table().size()
+store.check(5)
+'''
+
+
+def test_an_attribute_of_the_programs_own_class_read_through_self_is_a_read_too():
+    ran = {"class", "def ", "self.", "if n", "raise", "return", "store", "Table"}
+    found = refused(CLASSES, ran)
+    assert {"self.items = {}", "self.limit = 3"} <= found
+    assert "self.width = 2" not in found  # a dict's subclass: the library's class may serve it
+    assert "self.limit = 3" not in refused(CLASSES + "setattr(store, 'limit', 4)\n", ran | {"setattr"})
 
 
 @pytest.mark.slow

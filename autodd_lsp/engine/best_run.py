@@ -9,12 +9,16 @@ on the best) says which of its statements ran. A removal is then refused without
 a candidate where it takes away every binding of a name that such a statement
 reads, so that the read is a NameError:
 
-- a plain name (`x`, not `obj.x`: another class, or a library's base class, may
-  serve an attribute), read in a function or at module level (not in a class
-  body, whose own bindings the names index keeps apart), and not a builtin;
+- a plain name, read in a function or at module level (not in a class body,
+  whose own bindings the names index keeps apart), and not a builtin; or `self.x`
+  in a method of a class of the program's own whose bases are too (no library
+  base, metaclass, decorator but `@dataclass` or `__getattr__` to serve `x`), in
+  a program that sets no attribute by name (`setattr`, `__dict__`): `obj.x`
+  elsewhere may be another class's, or a library object's;
 - every binding of that name in the program is one the index sees (assignments,
   imports, `def`s, `class`es, loop and `with` targets, parameters, handlers):
-  none bound by `:=`, a comprehension, `global`, `del` or `+=` alone;
+  none bound by `:=`, a comprehension, `global`, `del` or `+=` alone; for `x` as
+  an attribute, every `something.x = ...` and every class's own `x` go with it;
 - the read is evaluated whenever its statement runs: not in a branch of `and`,
   `or` or `a if c else b`, a lambda, a comprehension past its first iterable, an
   `assert`'s message, an annotation, or a handler's type;
@@ -59,19 +63,22 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
     counted = Counter(name for _, space, name, _ in binders if space == "name")
     every = Counter(bound_names(tree)) + Counter(h.name for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and h.name)
     sure = {name for name, count in every.items() if counted[name] == count and name not in _BUILTINS}
-    serving: dict[str, list[int]] = {}
+    serving: dict[tuple[str, str], list[int]] = {}
     for number, (_, space, name, _) in enumerate(binders):
-        if space == "name" and name in sure:
-            serving.setdefault(name, []).append(number)
+        if space == "attribute" or name in sure:
+            serving.setdefault((space, name), []).append(number)
     unconditional = _evaluated_reads(source)
+    own_attributes = set() if _reaches_attributes_by_string(tree) else _own_attribute_reads(tree, source)
     headers = _header_ends(source)
     needs: list[tuple[tuple[int, int], frozenset[int]]] = []  # (the read's statement, the bindings that serve it)
     for statement, span, space, name, scopes in reads:
-        if space != "name" or name not in serving or span not in unconditional:
+        if (space, name) not in serving or span not in unconditional:
             continue
+        if space == "attribute" and span not in own_attributes:
+            continue  # `obj.x`: another class, a library's, may serve it
         if best.ran(statement[0]) is not True or holds(held, statement[0], headers.get(statement, statement[1])):
             continue  # not run, or the run stopped in it (a compound statement: in its header)
-        found = frozenset(n for n in serving[name] if binders[n][3] in scopes)
+        found = frozenset(n for n in serving[(space, name)] if space == "attribute" or binders[n][3] in scopes)
         if found:
             needs.append((statement, found))
     refused = []
@@ -94,6 +101,61 @@ def _header_ends(source: Source) -> dict[tuple[int, int], int]:
     return ends
 
 
+def _own_attribute_reads(tree: ast.AST, source: Source) -> set[tuple[int, int]]:
+    """The spans of `self.x` read in a method (undecorated, `self` never rebound) of a class of
+    the program's own whose every base is one too, with no metaclass, no decorator but
+    `@dataclass` and no `__getattr__`: there `x` comes from a binding the index sees, or
+    from nowhere."""
+    every_class = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    named = Counter(cls.name for cls in every_class)
+    classes = {cls.name: cls for cls in every_class if named[cls.name] == 1}  # a base's name says which class
+    closed: dict[str, bool] = {}
+
+    def is_closed(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        if name not in closed:
+            cls = classes[name]
+            closed[name] = (
+                name not in seen and not cls.keywords
+                and all(_is_dataclass(d) for d in cls.decorator_list)
+                and not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _DYNAMIC
+                            for n in cls.body)
+                and all(isinstance(b, ast.Name) and (b.id == "object" or (b.id in classes and is_closed(b.id, seen | {name})))
+                        for b in cls.bases))
+        return closed[name]
+
+    found: set[tuple[int, int]] = set()
+    for name, cls in classes.items():
+        if not is_closed(name):
+            continue
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.decorator_list:
+                continue
+            every = method.args.posonlyargs + method.args.args
+            if not every or Counter(bound_names(method))[every[0].arg] != 1:
+                continue
+            me = every[0].arg
+            found.update(source.span(node) for node in ast.walk(method)
+                         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                         and isinstance(node.value, ast.Name) and node.value.id == me)
+    return found
+
+
+def _is_dataclass(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (isinstance(target, ast.Name) and target.id == "dataclass") or (
+        isinstance(target, ast.Attribute) and target.attr == "dataclass")
+
+
+_DYNAMIC = frozenset({"__getattr__", "__getattribute__", "__init_subclass__", "__class_getitem__"})
+
+
+def _reaches_attributes_by_string(tree: ast.AST) -> bool:
+    """The program sets or finds attributes by name (`setattr`, `__dict__`, `__setattr__`)."""
+    return any((isinstance(node, ast.Name) and node.id in ("setattr", "delattr"))
+               or (isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__setattr__", "__class__"))
+               for node in ast.walk(tree))
+
+
 def _reaches_by_string(tree: ast.AST) -> bool:
     return any((isinstance(node, ast.Name) and node.id in _REACH_BY_STRING)
                or (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names))
@@ -105,7 +167,7 @@ def _evaluated_reads(source: Source) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
 
     def visit(node: ast.AST, sure: bool) -> None:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and sure:
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and sure:
             found.add(source.span(node))
         # A class body's names may be its own bindings; what a `try` runs, it may catch; a
         # `match` runs its cases by pattern. A function's body runs where it is called.
