@@ -163,6 +163,36 @@ def test_the_programs_own_check_keeps_its_guard(program, tmp_path):
     assert "evaluated incorrectly" in standalone(tmp_path, summary.text)
 
 
+ASSERT_WITH_MESSAGE = '''def increasing_tail(values):
+    """The longest increasing run that starts after the first drop (a buggy filter)."""
+    best = []
+    pivot = values[0]
+    for i in range(1, len(values)):
+        if values[i] < pivot:
+            tail = [v for v in values[i:] if v >= values[i]]
+            if len(tail) > len(best):
+                best = tail
+            break
+    return best
+
+
+assert increasing_tail([28, 26, 12, 23, 35, 39]) == [12, 23, 35, 39], increasing_tail([28, 26, 12, 23, 35, 39])
+'''
+
+
+@pytest.mark.slow
+def test_the_programs_own_assert_keeps_its_message(program, tmp_path):
+    """`AssertionError: [26, 35, 39]` is what the user's message computed from the user's input;
+    left free, the message became `increasing_tail([1, 26, 35, 39])` and the function lost its
+    filter (`if v`), the same text from another computation."""
+    path = program("tail.py", ASSERT_WITH_MESSAGE)
+    summary, _ = reduce(path, "AssertionError: [26, 35, 39]")
+    assert summary.verified, summary.describe()
+    assert ", increasing_tail([28, 26, 12, 23, 35, 39])\n" in summary.text, summary.text
+    assert "v >= values[i]" in summary.text, summary.text  # the buggy filter
+    assert "AssertionError: [26, 35, 39]" in standalone(tmp_path, summary.text)
+
+
 @pytest.mark.slow
 def test_an_ordinary_reduction_stays_small(tmp_path):
     """The quick benchmark case (its failure raised by the program's own check, deep inside): the rules

@@ -20,9 +20,11 @@ refused one by one are left out of the search of the rest at that level. The
 removals of a binding that the original's run read from code that stays (`run_map.read_by_the_run`: `import os` while
 `os.environ` is read) are likely refused until that code goes: they are left
 out of every cycle until one changes nothing, and then tried in a cycle that
-confirms (each alone, after the rest); a removal that cycle accepts starts
-the cycles again. So the fixpoint is the same kind as without them: a cycle
-that tried every edit and changed nothing. A removal left out that way is
+confirms (each alone, after the rest), but for those one recording run of
+the best text shows refused (`best_run.py`: a read it evaluated would be
+left without a binding); a removal that cycle accepts starts the cycles
+again. So the fixpoint is the same kind as without them: a cycle that tried
+every edit no run, and no remembered verdict, had refused, and changed nothing. A removal left out that way is
 tried again as soon as a change takes its last reader away (`_freed`), in the
 same cycle, before the finer passes work on code that would go anyway.
 

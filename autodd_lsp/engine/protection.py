@@ -84,14 +84,27 @@ def frozen_fingerprint(text: str) -> tuple | None:
 
 def own_check_tests(source: Source, line: int) -> list[Span]:
     """The spans of the tests of the check that raises at `line` (`inlining/checks.raising_check`:
-    an `assert`'s test or the guarding `if`'s) and of the other `if`s around it in its function
+    an `assert`'s test with its message, or the guarding `if`'s) and of the other `if`s around it in its function
     (`guarding_ifs`); empty when the failure is not the program's own `raise` or `assert`."""
     check = raising_check(source.tree, line)
     if check is None:
         return []
-    tests = [check.test] if isinstance(check, ast.Assert) else []
-    tests += [node.test for node in guarding_ifs(source.tree, line)]
-    return [source.span(test) for test in tests]
+    spans = [_checked(source, check)] if isinstance(check, ast.Assert) else []
+    return spans + [source.span(node.test) for node in guarding_ifs(source.tree, line)]
+
+
+def _checked(source: Source, check: ast.If | ast.Assert) -> Span:
+    """An `if`'s test; an `assert`'s test with its message: the message is what the user saw
+    (`AssertionError: [26, 35, 39]`), computed from the program's values as the test is. Left
+    free, a reduction computed the same text another way: TheAlgorithms'
+    `longest_increasing_subsequence.py` (parent of 4c92de5e0) with `assert longest_subsequence([28,
+    26, 12, 23, 35, 39]) == [12, 23, 35, 39], longest_subsequence([28, 26, 12, 23, 35, 39])` kept
+    the test and lost the algorithm: `longest_subsequence([1, 26, 35, 39])` in the message, the
+    function's body `return [element for element in array[1:] if element]`."""
+    start, end = source.span(check.test)
+    if isinstance(check, ast.Assert) and check.msg is not None:
+        end = source.span(check.msg)[1]
+    return start, end
 
 
 def guard_spans(source: Source, shadow: str | None, original_test: Span) -> list[Span]:
@@ -106,5 +119,5 @@ def guard_spans(source: Source, shadow: str | None, original_test: Span) -> list
             continue
         at, until = source.span(node.test)
         if any(start <= ord(ch) - SHADOW_BASE < end for ch in shadow[at:until]):
-            spans.append((at, until))
+            spans.append(_checked(source, node))
     return spans
