@@ -6,8 +6,8 @@ touches lies inside a span the edit keeps (and re-renders unchanged).
 
 Besides the user's frozen regions, two implicit protections are kept the same
 way, recomputed from each text: the seeding calls (`seeds.py`) and the test of
-the program's own check that raises the failure, with the `if`s around it in its
-function (`own_check_tests`, `guard_spans`). Without the latter, a program that raises its failure itself
+the program's own check that raises the failure (an `assert`'s with its message),
+with the `if`s around it in its function (`own_check_tests`, `guard_spans`). Without the latter, a program that raises its failure itself
 (`if f != expected: raise AssertionError(...)`) reduces to the bare `raise`: the
 same line from the same place, and nothing of what made it fire.
 """
