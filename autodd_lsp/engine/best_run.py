@@ -39,17 +39,15 @@ one more run of the program per cycle that confirms, not counted as a candidate.
 from __future__ import annotations
 
 import ast
-import builtins
 from collections import Counter
 
 from autodd_lsp.engine.run_map import collect_names, holds, inside
-from autodd_lsp.syntax.bindings import bound_names
+from autodd_lsp.syntax.bindings import BUILTIN_NAMES, bound_names
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source
 from autodd_lsp.values import ValueLookup
 
 _REACH_BY_STRING = frozenset({"exec", "eval", "globals", "locals", "vars", "__builtins__", "__import__"})
-_BUILTINS = frozenset(dir(builtins))
 
 
 def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup, held: list[int]) -> list[int]:
@@ -62,7 +60,7 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
     binders, reads = collect_names(source)
     counted = Counter(name for _, space, name, _ in binders if space == "name")
     every = Counter(bound_names(tree)) + Counter(h.name for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and h.name)
-    sure = {name for name, count in every.items() if counted[name] == count and name not in _BUILTINS}
+    sure = {name for name, count in every.items() if counted[name] == count and name not in BUILTIN_NAMES}
     serving: dict[tuple[str, str], list[int]] = {}
     for number, (_, space, name, _) in enumerate(binders):
         if space == "attribute" or name in sure:

@@ -43,17 +43,15 @@ from __future__ import annotations
 
 import ast
 import bisect
-import builtins
 from functools import lru_cache
 
 from autodd_lsp.engine.run_map import inside
 from autodd_lsp.passes import ReductionPass, Remembers
-from autodd_lsp.syntax.bindings import bound_names, own_identifiers
+from autodd_lsp.syntax.bindings import BUILTIN_NAMES, bound_names, own_identifiers
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 
 SHARED_BY_ALL = frozenset({"self", "cls"})  # names nearly every statement of a class shares
-BUILTINS = frozenset(dir(builtins))  # shared too, unless the program binds one (`help=None`)
 
 
 def needed_key(reduction_pass: ReductionPass, source: Source, edit: Edit) -> tuple:
@@ -117,7 +115,7 @@ class _NamesIndex:
     def __init__(self, source: Source) -> None:
         found: list[tuple[int, int, str]] = []
         self.statements: list[_Statement] = []
-        self.shared = SHARED_BY_ALL | (BUILTINS - set(bound_names(source.tree)))
+        self.shared = SHARED_BY_ALL | (BUILTIN_NAMES - set(bound_names(source.tree)))  # unless bound: `help=None`
         for node, span in zip(source.statements, source.statement_spans, strict=True):
             own = list(own_identifiers(node))
             found.extend((*_spelled_at(source, spelled, span), name) for spelled, name in own)

@@ -38,7 +38,6 @@ oracle judges each like any other candidate.
 from __future__ import annotations
 
 import ast
-import builtins
 import difflib
 import io
 import keyword
@@ -50,6 +49,7 @@ from functools import cached_property
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.format import crosses_guard
+from autodd_lsp.syntax.bindings import BUILTIN_NAMES
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
@@ -63,7 +63,6 @@ DIRECTIVE = re.compile(
 _ENGLISH = frozenset(
     ["a", "an", "the", "this", "that", "these", "those", "it", "its", "we", "you", "he", "she", "they", "them", "our", "your", "my", "me", "us", "to", "of", "on", "at", "by", "up", "so", "do", "no", "yes", "all", "any", "one", "two", "some", "each", "every", "only", "also", "then", "than", "here", "there", "now", "new", "old", "see", "use", "used", "get", "set", "put", "run"]
 )
-_BUILTINS = frozenset(dir(builtins))
 _FSTRING_MIDDLE = getattr(tokenize, "FSTRING_MIDDLE", -1)
 
 
@@ -259,7 +258,7 @@ class StaleComments:
                 continue
             if word in self.words_now:
                 live = True
-            elif word not in _BUILTINS and (word in self.defined or _looks_like_code(block.text, match)):
+            elif word not in BUILTIN_NAMES and (word in self.defined or _looks_like_code(block.text, match)):
                 gone = True
         return gone and not live
 

@@ -14,12 +14,14 @@ passes do propose is still judged by a run.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from autodd_lsp.syntax.source import Source
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+BUILTIN_NAMES = frozenset(dir(builtins))  # what a name no binding serves falls back to
 
 
 def bound_name(alias: ast.alias) -> str:
