@@ -1,6 +1,7 @@
 """The best text's own run at the cycle that confirms (`engine/best_run.py`): a removal that
 leaves a read its run evaluated without any binding is refused without a candidate. The
-rule on real text with a run map, then the real engine on a program, with it and without."""
+rule on real text with a run map, then the real engine on a program, with it and without:
+the same result, and the line kept says why without a run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from autodd_lsp.passes.statements import RemoveStatements
 from autodd_lsp.syntax.origin import identity_shadow
 from autodd_lsp.syntax.source import Source
 from autodd_lsp.values import RecordedValues, ValueLookup
-from tests.support import reduce
+from tests.support import start_reduction
 from tests.test_run_map import CONSTANTS
 
 PROGRAM = '''import os
@@ -117,15 +118,31 @@ def test_an_attribute_of_the_programs_own_class_read_through_self_is_a_read_too(
     assert "self.limit = 3" not in refused(CLASSES + "setattr(store, 'limit', 4)\n", ran | {"setattr"})
 
 
+def _reduce_and_ask(path) -> tuple[str, dict[str, str]]:
+    """The result, and what a person asking why each line is kept is told (`person.Learned`)."""
+    reduction = start_reduction(path, "IndexError: list index out of range")
+    summary = reduction.run()
+    assert summary.verified, summary.describe()
+    told = {}
+    for number, line in enumerate(summary.text.splitlines(), start=1):
+        kept = reduction.why_kept(number)
+        if kept is not None:
+            told[line.strip()] = kept.outcome
+    return summary.text, told
+
+
 @pytest.mark.slow
-def test_the_best_run_spares_candidates_of_the_cycle_that_confirms(program, monkeypatch, no_leftovers):
-    """The same verified result with the rule and without it (every removal that waited tried
-    alone), in fewer candidates (`CONSTANTS`: `LIMIT`, `json`, `os` read by code that stays)."""
+def test_a_removal_the_best_run_refuses_is_not_run_and_its_line_still_says_why(program, monkeypatch, no_leftovers):
+    """`CONSTANTS` (`Settings`, `settings` read by code that stays): the same result with the
+    rule and without it; with it, the removal of `settings = Settings()` is refused without a
+    run, and the line says so, with the NameError its reader would raise; without it, the
+    line tells what the run showed."""
     path = program("constants.py", CONSTANTS)
-    failure = "IndexError: list index out of range"
-    with_rule, _ = reduce(path, failure)
-    monkeypatch.setattr(fixpoint, "refused_by_the_best_run", lambda *args: [])
-    without, _ = reduce(path, failure)
-    assert with_rule.verified and without.verified
-    assert with_rule.text == without.text
-    assert with_rule.stats.candidates_run < without.stats.candidates_run
+    with_rule, told = _reduce_and_ask(path)
+    assert "NameError: name 'settings' is not defined" in told["settings = Settings()"]
+    assert "refused without running it again" in told["settings = Settings()"]
+    monkeypatch.setattr(fixpoint, "refused_by_the_best_run", lambda *args: {})
+    without, told_after_runs = _reduce_and_ask(path)
+    assert with_rule == without
+    assert "NameError: name 'settings' is not defined" in told_after_runs["settings = Settings()"]
+    assert "refused without" not in told_after_runs["settings = Settings()"]

@@ -50,13 +50,13 @@ from autodd_lsp.values import ValueLookup
 _REACH_BY_STRING = frozenset({"exec", "eval", "globals", "locals", "vars", "__builtins__", "__import__"})
 
 
-def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup, held: list[int]) -> list[int]:
-    """Indices of `edits` that leave a read its run evaluated without a binding (see the module
-    docstring). `best`: the best text's run map by its own offsets; `held`: the offsets of the
-    failure's path in it (`FailingPath.held_offsets`)."""
+def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup, held: list[int]) -> dict[int, str]:
+    """The edits (by index) that leave a read its run evaluated without a binding (see the module
+    docstring), each with the error that read would raise. `best`: the best text's run map by its
+    own offsets; `held`: the offsets of the failure's path in it (`FailingPath.held_offsets`)."""
     tree = source.tree
     if _reaches_by_string(tree):
-        return []
+        return {}
     binders, reads = collect_names(source)
     counted = Counter(name for _, space, name, _ in binders if space == "name")
     every = Counter(bound_names(tree)) + Counter(h.name for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and h.name)
@@ -68,7 +68,7 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
     unconditional = _evaluated_reads(source)
     own_attributes = set() if _reaches_attributes_by_string(tree) else _own_attribute_reads(tree, source)
     headers = _header_ends(source)
-    needs: list[tuple[tuple[int, int], frozenset[int]]] = []  # (the read's statement, the bindings that serve it)
+    needs: list[tuple[tuple[int, int], frozenset[int], str]] = []  # (the read's statement, what serves it, its error)
     for statement, span, space, name, scopes in reads:
         if (space, name) not in serving or span not in unconditional:
             continue
@@ -78,13 +78,16 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
             continue  # not run, or the run stopped in it (a compound statement: in its header)
         found = frozenset(n for n in serving[(space, name)] if space == "attribute" or binders[n][3] in scopes)
         if found:
-            needs.append((statement, found))
-    refused = []
+            error = f"NameError: name '{name}' is not defined" if space == "name" else \
+                f"AttributeError: no attribute '{name}'"
+            needs.append((statement, found, error))
+    refused = {}
     for index, edit in enumerate(edits):
         spans = [(patch.start, patch.end) for patch in edit.patches]
         removed = {n for n, binder in enumerate(binders) if inside(binder[0], spans)}
-        if any(found <= removed and not inside(statement, spans) for statement, found in needs):
-            refused.append(index)
+        errors = [error for statement, found, error in needs if found <= removed and not inside(statement, spans)]
+        if errors:
+            refused[index] = errors[0]
     return refused
 
 

@@ -102,6 +102,11 @@ class FixpointHost(SearchHost, Protocol):
         (`best_run.py`); None: none (no recording, or it did not fail as the original does)."""
         ...
 
+    def refused_without_a_run(self, edit: Edit, error: str) -> None:
+        """`edit` of the best text was refused by what its last run showed, with `error` (what a
+        person asking why a line is kept is told: `person.Learned`)."""
+        ...
+
 
 class Fixpoint:
     def __init__(self, host: FixpointHost, passes: list[ReductionPass] | None = None) -> None:
@@ -340,7 +345,10 @@ class Fixpoint:
         path = self.host.failing_path()
         held = path.held_offsets(self.host.shadow()) if path is not None else []
         chosen = sorted(read)
-        return {chosen[i] for i in refused_by_the_best_run(source, [edits[i] for i in chosen], best, held)}
+        refused = refused_by_the_best_run(source, [edits[i] for i in chosen], best, held)
+        for i, error in refused.items():
+            self.host.refused_without_a_run(edits[chosen[i]], error)
+        return {chosen[i] for i in refused}
 
     def _search(self, ctx: PassContext, edits: list[Edit], pool: ThreadPoolExecutor, reduction_pass: ReductionPass) -> bool:
         share = self._needed_share.get(reduction_pass.name, reduction_pass.prior)

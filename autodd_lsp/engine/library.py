@@ -41,6 +41,7 @@ from autodd_lsp.engine.texts import parse_program
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass, registered_passes
+from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import RecordedValues, ValueLookup
 
@@ -143,6 +144,9 @@ class _PredicateHost:
 
     def best_run_map(self) -> ValueLookup | None:
         return None  # no runs: every removal that waited is tried
+
+    def refused_without_a_run(self, edit: Edit, error: str) -> None:
+        pass  # never called: no map of a run
 
     def adopt_offer(self) -> bool:
         return False

@@ -52,6 +52,7 @@ from autodd_lsp.syntax.origin import (
     line_origins,
 )
 from autodd_lsp.syntax.parsing import parse
+from autodd_lsp.syntax.patch import Edit, render
 
 if TYPE_CHECKING:
     from autodd_lsp.engine.candidates import CandidateTester
@@ -180,6 +181,15 @@ class Learned:
                 self.add(touched, describe_outcome(result, failure_line))
 
         return record
+
+    def add_unrun(self, base_shadow: str | None, edit: Edit, error: str) -> None:
+        """`edit` of the text whose shadow is `base_shadow` was refused without a run: the text's
+        last run read what it removes where nothing else binds it (`engine/best_run.py`)."""
+        if base_shadow is None:
+            return
+        touched = self.statements.of_offsets(_origins(base_shadow) - _origins(render(base_shadow, list(edit.patches))))
+        if touched:
+            self.add(touched, f"{error} (where the last run read it; refused without running it again)")
 
     def add(self, touched: frozenset[int], outcome: str) -> None:
         size = len(touched)

@@ -38,6 +38,7 @@ from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass
 from autodd_lsp.syntax.origin import identity_shadow
+from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import RecordedValues, ValueLookup
 
@@ -153,6 +154,9 @@ class Session:
         text = self.texts.best
         recorded, shadow = self.recorder.map_of(text, self.slots), identity_shadow(text)
         return None if recorded is None or shadow is None else ValueLookup(recorded, shadow)
+
+    def refused_without_a_run(self, edit: Edit, error: str) -> None:
+        self.texts.learned.add_unrun(self.texts.shadow, edit, error)
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text that fails the same way, with its frozen regions as the rule."""
