@@ -20,7 +20,10 @@ class HelpFormatter:
             self.items = []
 
         def format_help(self):
-            return self.formatter._join_parts([func(*args) for func, args in self.items])
+            join = self.formatter._join_parts
+
+            # join the section-initial newline, the heading and the help
+            return join([join([func(*args) for func, args in self.items])])
 
     def _add_item(self, func, args):
         self._current_section.items.append((func, args))
@@ -118,6 +121,8 @@ class _ActionsContainer:
                  prefix_chars,
                  argument_default,
                  conflict_handler):
+        self.prefix_chars = prefix_chars
+
         # set up registries
         self._registries = {}
 
@@ -153,8 +158,9 @@ class _ActionsContainer:
         # add to actions list
         self._actions.append(action)
 
-        option_string = 0
-        self._option_string_actions[option_string] = action
+        # index the action by any option strings it has
+        for option_string in action.option_strings:
+            self._option_string_actions[option_string] = action
 
     def _get_optional_kwargs(self, *args, **kwargs):
         # determine short and long option strings
@@ -178,6 +184,7 @@ class ArgumentParser(_ActionsContainer):
     def __init__(
         self,
         prog=None,
+        usage=None,
         description=None,
         formatter_class=HelpFormatter,
         prefix_chars='-',
@@ -192,6 +199,7 @@ class ArgumentParser(_ActionsContainer):
         )
 
         self.prog = prog
+        self.usage = usage
         self.formatter_class = formatter_class
 
     # ==================================
@@ -204,9 +212,9 @@ class ArgumentParser(_ActionsContainer):
         # prog defaults to the usage message of this parser, skipping
         # optional arguments and with no "usage:" prefix
         formatter = self._get_formatter()
-        positionals = 0
+        positionals = self._get_positional_actions()
         groups = self
-        formatter.add_usage(0, positionals, groups, '')
+        formatter.add_usage(self.usage, positionals, groups, '')
         kwargs['prog'] = formatter.format_help().strip()
 
         # create the parsers action and add it to the positionals list
@@ -242,7 +250,7 @@ class ArgumentParser(_ActionsContainer):
         arg_string_pattern_parts = []
         for i, arg_string in enumerate(arg_strings):
             # all args after -- are non-options
-            option_tuple = self._parse_optional()
+            option_tuple = self._parse_optional(arg_string)
             option_string_indices[i] = option_tuple
             arg_string_pattern_parts.append('A')
 
@@ -254,6 +262,8 @@ class ArgumentParser(_ActionsContainer):
 
         # function to convert arg_strings into an optional action
         def consume_optional():
+            # get the optional identified at this index
+            option_tuple = option_string_indices[start_index]
             action, option_string, explicit_arg = option_tuple
 
             # identify additional optionals in the same arg string
@@ -264,10 +274,10 @@ class ArgumentParser(_ActionsContainer):
                 # optional's string arguments to only this
                 arg_count = self._match_argument(arg_strings_pattern)
                 args = arg_strings[(start_index + 1) : (start_index + 1 + arg_count)]
-                action_tuples.append((action, args))
+                action_tuples.append((action, args, option_string))
                 break
 
-            for action, args in action_tuples:
+            for action, args, option_string in action_tuples:
                 take_action(action, args)
 
         # the list of Positionals left to be parsed; this is modified
@@ -285,7 +295,10 @@ class ArgumentParser(_ActionsContainer):
         # consume any Positionals preceding the next option
         consume_positionals()
 
-        start_index = min([index for index in option_string_indices if index])
+        # if we consumed all the positionals we could and we're not
+        # at the index of an option string, there were extra arguments
+        if option_string_indices:
+            start_index = min([index for index in option_string_indices if index])
 
         # consume the next optional and any arguments for it
         start_index = consume_optional()
@@ -297,18 +310,28 @@ class ArgumentParser(_ActionsContainer):
         # return the number of arguments matched
         return len(_re.match(nargs_pattern, arg_strings_pattern).group())
 
-    def _parse_optional(self):
+    def _parse_optional(self, arg_string):
+        # if it doesn't start with a prefix, it was meant to be positional
+        if not arg_string[0] in self.prefix_chars:
+            return None
+
+        # search through all possible prefixes of the option string
+        # and all actions in the parser for possible interpretations
+        option_tuples = self._get_option_tuples()
+
         # if multiple actions match, the option string was ambiguous
-        (option_tuple,) = self._get_option_tuples()
-        return option_tuple
+        if option_tuples:
+            option_tuple, = option_tuples
+            return option_tuple
 
     def _get_option_tuples(self):
         result = []
 
         explicit_arg = None
-        option_string = 0
-        action = self._option_string_actions[option_string]
-        result.append((action, option_string, explicit_arg))
+        for option_string in self._option_string_actions:
+            if option_string:
+                action = self._option_string_actions[option_string]
+                result.append((action, option_string, explicit_arg))
 
         # return the collected option tuples
         return result

@@ -36,11 +36,11 @@ class Fraction(numbers.Rational):
 
 def parse_line(line):
     i, word = 2, 'tsp'
-    return Fraction(" ".join(line.split()[:i]))
+    return Fraction(" ".join(line.split()[:i])), "cup", " "
 
 
 title, *lines = """\
-Lemon loaf (one 9x5 tin)
+2 cup flour
 1 1/2 tsp baking powder
 """.splitlines()
-title = [parse_line(line) for line in lines if line]
+title, ingredients = title, [parse_line(line) for line in lines if line.strip()]

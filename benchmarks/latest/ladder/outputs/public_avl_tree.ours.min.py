@@ -85,8 +85,8 @@ def insert_node(node: MyNode | None, data: Any) -> MyNode | None:
 def del_node(root: MyNode) -> MyNode | None:
     left_child = root.get_left()
     right_child = root.get_right()
-    if left_child:
-        pass
+    if left_child and right_child:
+        del_node(right_child)
     elif right_child:
         root = right_child
     else:
@@ -109,7 +109,7 @@ class AVLtree:
         self.root = insert_node(self.root, data)
 
     def del_node(self, data: Any) -> None:
-        self.root = del_node(self.root)
+        del_node(self.root)
 
 
 random.seed(3)
