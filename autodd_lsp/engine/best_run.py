@@ -67,14 +67,14 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
             serving.setdefault((space, name), []).append(number)
     unconditional = _evaluated_reads(source)
     own_attributes = set() if _reaches_attributes_by_string(tree) else _own_attribute_reads(tree, source)
-    headers = _header_ends(source)
+    headers = {span: source.header_end(node) for node, span in zip(source.statements, source.statement_spans, strict=True)}
     needs: list[tuple[tuple[int, int], frozenset[int], str]] = []  # (the read's statement, what serves it, its error)
     for statement, span, space, name, scopes in reads:
         if (space, name) not in serving or span not in unconditional:
             continue
         if space == "attribute" and span not in own_attributes:
             continue  # `obj.x`: another class, a library's, may serve it
-        if best.ran(statement[0]) is not True or holds(held, statement[0], headers.get(statement, statement[1])):
+        if best.ran(statement[0]) is not True or holds(held, statement[0], headers[statement]):
             continue  # not run, or the run stopped in it (a compound statement: in its header)
         found = frozenset(n for n in serving[(space, name)] if space == "attribute" or binders[n][3] in scopes)
         if found:
@@ -89,17 +89,6 @@ def refused_by_the_best_run(source: Source, edits: list[Edit], best: ValueLookup
         if errors:
             refused[index] = errors[0]
     return refused
-
-
-def _header_ends(source: Source) -> dict[tuple[int, int], int]:
-    """Where a compound statement's header ends (its first inner statement begins), by its span."""
-    ends = {}
-    for node, span in zip(source.statements, source.statement_spans, strict=True):
-        inner = [source.span(child)[0] for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
-        handlers = [source.span(h)[0] for h in getattr(node, "handlers", [])]
-        if inner or handlers:
-            ends[span] = min(inner + handlers)
-    return ends
 
 
 def _own_attribute_reads(tree: ast.AST, source: Source) -> set[tuple[int, int]]:

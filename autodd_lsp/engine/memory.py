@@ -49,7 +49,7 @@ from autodd_lsp.engine.run_map import inside
 from autodd_lsp.passes import ReductionPass, Remembers
 from autodd_lsp.syntax.bindings import BUILTIN_NAMES, bound_names, own_identifiers
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source, Span, statement_bodies
 
 SHARED_BY_ALL = frozenset({"self", "cls"})  # names nearly every statement of a class shares
 
@@ -89,10 +89,10 @@ def names_key(source: Source, edit: Edit) -> tuple:
                 names.add(name)
             at += 1
     names -= index.shared
-    removed = [row for row in index.statements if inside(row.span, spans)]
-    sharing = frozenset(row.own_text for row in index.statements
-                        if not row.names.isdisjoint(names) and not inside(row.span, spans))
-    return (edit.pass_name, what_it_does(source, edit), tuple(row.alone for row in removed), sharing)
+    removed = sorted({number for start, end in spans for number in index.statements_within(start, end)})
+    sharing = frozenset(index.statements[number].own_text for name in names for number in index.naming.get(name, ())
+                        if not inside(index.statements[number].span, spans))
+    return (edit.pass_name, what_it_does(source, edit), tuple(index.statements[n].alone for n in removed), sharing)
 
 
 def what_it_does(source: Source, edit: Edit) -> tuple:
@@ -110,24 +110,38 @@ class _Statement:
 
 
 class _NamesIndex:
-    """A text's identifiers by where they begin, and its statements with their own names."""
+    """A text's identifiers by where they begin, its statements with their own names (in
+    `ast.walk` order), which statements name each identifier, and the statements by start."""
 
     def __init__(self, source: Source) -> None:
         found: list[tuple[int, int, str]] = []
         self.statements: list[_Statement] = []
+        self.naming: dict[str, list[int]] = {}  # identifier -> the statements whose own code names it
         self.shared = SHARED_BY_ALL | (BUILTIN_NAMES - set(bound_names(source.tree)))  # unless bound: `help=None`
-        for node, span in zip(source.statements, source.statement_spans, strict=True):
+        for number, (node, span) in enumerate(zip(source.statements, source.statement_spans, strict=True)):
             own = list(own_identifiers(node))
             found.extend((*_spelled_at(source, spelled, span), name) for spelled, name in own)
-            body_start = min((source.span(child)[0] for child in ast.iter_child_nodes(node)
-                              if isinstance(child, ast.stmt)), default=span[1])
             parent = source.parents.get(node)
-            alone = any(getattr(parent, field, None) == [node] for field in ("body", "orelse", "finalbody"))
+            alone = parent is not None and any(body == [node] for body in statement_bodies(parent))
             names = frozenset(name for _, name in own) - self.shared
-            self.statements.append(_Statement(span, source.text[span[0]:body_start].strip(), names, alone))
+            for name in names:
+                self.naming.setdefault(name, []).append(number)
+            own_text = source.text[span[0]:source.header_end(node)].strip()
+            self.statements.append(_Statement(span, own_text, names, alone))
         found.sort()
         self.identifiers = found
         self.identifier_starts = [start for start, _, _ in found]
+        self._by_start = sorted(range(len(self.statements)), key=lambda n: self.statements[n].span[0])
+        self._starts = [self.statements[n].span[0] for n in self._by_start]
+
+    def statements_within(self, start: int, end: int) -> list[int]:
+        """The statements (by number) that lie within [start, end)."""
+        found = []
+        for at in range(bisect.bisect_left(self._starts, start), bisect.bisect_left(self._starts, end)):
+            number = self._by_start[at]
+            if self.statements[number].span[1] <= end:
+                found.append(number)
+        return found
 
 
 def _spelled_at(source: Source, node: ast.AST, statement: Span) -> Span:

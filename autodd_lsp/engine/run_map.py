@@ -51,6 +51,7 @@ import bisect
 import os
 from dataclasses import dataclass
 
+from autodd_lsp.syntax.bindings import own_identifiers
 from autodd_lsp.syntax.origin import SHADOW_BASE, OriginalStatements
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span, statement_bodies
@@ -191,16 +192,9 @@ def _targets(node: ast.stmt) -> list[ast.expr]:
 def _reads_in(node: ast.stmt) -> list[tuple[ast.expr, str, str]]:
     """The reads of `node`'s own expressions (not those of the statements inside it): each
     `name` ("name") and `obj.name` ("attribute"), with the node that reads it."""
-    found: list[tuple[ast.expr, str, str]] = []
-    todo = [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
-    while todo:
-        inner = todo.pop()
-        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-            found.append((inner, "name", inner.id))
-        elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Load):
-            found.append((inner, "attribute", inner.attr))
-        todo.extend(child for child in ast.iter_child_nodes(inner) if not isinstance(child, ast.stmt))
-    return found
+    return [(inner, "name" if isinstance(inner, ast.Name) else "attribute", name)
+            for inner, name in own_identifiers(node)
+            if isinstance(inner, (ast.Name, ast.Attribute)) and isinstance(inner.ctx, ast.Load)]
 
 
 def _never_ran(source: Source, node: ast.stmt, lookup: ValueLookup) -> bool:

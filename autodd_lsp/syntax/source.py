@@ -126,6 +126,11 @@ class Source:
                 parents[child] = node
         return parents
 
+    def header_end(self, node: ast.stmt) -> int:
+        """Where `node`'s own code ends: the start of the first statement inside it (a compound
+        statement's header: `if x:`, `def f(a):`), or its own end."""
+        return min((self.span(body[0])[0] for body in statement_bodies(node)), default=self.span(node)[1])
+
     def ancestor(self, node: ast.AST, kind: type[_Node]) -> _Node | None:
         """The nearest node around `node` that is a `kind` (None: none is)."""
         around = self.parents.get(node)
