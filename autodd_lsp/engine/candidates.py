@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
-import queue
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -40,12 +39,14 @@ from dataclasses import dataclass
 from types import CodeType
 
 from autodd_lsp.cancel import Cancel
+from autodd_lsp.engine.ahead import Ahead
 from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.flaky import RateTest
 from autodd_lsp.engine.frozen_probe import FrozenCheck, split_run
 from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.operand_probe import split_markers
+from autodd_lsp.engine.permits import RunPermits
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.engine.verdict import ONE_RUN, run_until_decided
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
@@ -61,22 +62,7 @@ class Counters:
     cache_hits: int = 0
     rejected_unparsable: int = 0
     stale: int = 0  # candidates whose run started, then discarded: an earlier one was accepted
-
-
-class RunPermits:
-    """`jobs` permits to run, taken with `with`. A C-level queue of tokens: a
-    `threading.Semaphore` is Python code around a Condition, taken twice a candidate."""
-
-    def __init__(self, jobs: int) -> None:
-        self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
-        for _ in range(jobs):
-            self._tokens.put(None)
-
-    def __enter__(self) -> None:
-        self._tokens.get()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._tokens.put(None)
+    ahead: int = 0  # of candidates_run, those whose verdict a run ahead gave (ahead.py)
 
 
 class OrderedCancelEvent(CancelEvent):
@@ -112,15 +98,16 @@ class Rules:
 
 class BestOrder:
     """The best text so far, and whether a text is smaller (`metrics.order_key`): each accepted
-    text must be, so that the reduction ends. Any text is smaller while there is no best."""
+    text must be, so that the reduction ends. Any text is smaller while there is no best.
+    Asked from several threads: what it works out of the best is kept with that text."""
 
     def __init__(self) -> None:
         self._text: str | None = None
-        self._key: tuple[int, int, int] | None = None  # order_key(_text), worked out on the first tie
-        self._code_length: int | None = None
+        # (the best, its code length, its order_key worked out on the first tie)
+        self._measured: tuple[str, int, tuple[int, int, int] | None] | None = None
 
     def set(self, text: str) -> None:
-        self._text, self._key, self._code_length = text, None, None
+        self._text = text
 
     def smaller(self, text: str) -> bool:
         # order_key's first part (code length) decides almost always; the literal sum (a regex
@@ -128,16 +115,19 @@ class BestOrder:
         best = self._text
         if best is None:
             return True
-        if self._code_length is None:
-            self._code_length = len(best) - value_chars(best)
+        measured = self._measured
+        if measured is None or measured[0] is not best:
+            measured = self._measured = (best, len(best) - value_chars(best), None)
         code_length = len(text) - value_chars(text)
-        if code_length != self._code_length:
-            return code_length < self._code_length
+        if code_length != measured[1]:
+            return code_length < measured[1]
         if len(text) != len(best):
             return len(text) < len(best)
-        if self._key is None:
-            self._key = order_key(best)
-        return order_key(text) < self._key
+        key = measured[2]
+        if key is None:
+            key = order_key(best)
+            self._measured = (best, measured[1], key)
+        return order_key(text) < key
 
 
 class CandidateTester:
@@ -161,6 +151,7 @@ class CandidateTester:
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[Cancel] = weakref.WeakSet()
         self._stopped = False
+        self.ahead: Ahead | None = None  # runs texts ahead of their search (ahead.py), set by the lookahead
 
     def _as_run(self, text: str) -> str:
         """The text that runs for `text`: itself, or its probed copy."""
@@ -174,6 +165,8 @@ class CandidateTester:
             self._rules = rules
             self.probe = rules.probe
             self._verdicts.clear()
+        if self.ahead is not None:
+            self.ahead.forget()
 
     @property
     def has_rules(self) -> bool:
@@ -245,6 +238,11 @@ class CandidateTester:
         finally:
             self.slots.release(path)
 
+    @contextlib.contextmanager
+    def _compiled_at(self, path: str, text: str) -> Iterator[tuple[str, tuple[CodeType, ...] | None]]:
+        """`path` (a slot its caller holds), and `text` compiled as that file."""
+        yield path, self._compiler.compile(text, path)
+
     def _run_at(
         self, path: str, data: bytes, code: tuple[CodeType, ...] | None, timeout: float, cancel: Cancel,
         learn_imports: bool = False,
@@ -314,35 +312,64 @@ class CandidateTester:
             if known is not None:
                 self.counters.cache_hits += 1
                 return known
-        rules = self.rules
-        run_text = self._as_run(text)
-        if run_text is not text:
-            data = source_bytes(run_text)
-        with self._compiled_in_slot(run_text) as (path, code):
-            if code is None or not rules.well_formed(text):
-                with self._lock:
-                    self.counters.rejected_unparsable += 1
-                    self._verdicts[digest] = False
-                return False
-            if cancel.is_set():
-                return False  # stale already (see the module's docstring)
-            decided = self._run_until_decided(path, data, code, cancel, text, statements_of, run_text)
+        ahead = self.ahead
+        decided = ahead.taken(digest, cancel) if ahead is not None else None  # run ahead (ahead.py)
+        was_ahead = decided is not None
+        if decided is None:
+            with ahead.in_search(digest) if ahead is not None else contextlib.nullcontext():
+                decided = self.decide(text, data, cancel, statements_of)
+        if decided.unparsable:
+            with self._lock:
+                self.counters.rejected_unparsable += 1
+                self._verdicts[digest] = False
+            return False
         if decided.decision is None:
             return False  # cancelled (the run, or the frozen-code probe): incomplete, never cached
-        if on_rejected is not None and decided.oracle_rejected and rules.rate_test is None:
+        if on_rejected is not None and decided.oracle_rejected and self.rules.rate_test is None:
             # What a removal did is read from its one run; an intermittent failure's runs disagree.
             assert decided.last is not None
             on_rejected(decided.last)
         with self._lock:
             self.counters.candidates_run += 1
+            self.counters.ahead += was_ahead
             self.counters.runs += decided.runs
             self._verdicts[digest] = decided.decision
         return decided.decision
 
+    @property
+    def permits(self) -> RunPermits:
+        return self._running
+
+    def smaller(self, text: str) -> bool:
+        """Whether `text` is smaller than the best so far (else it is refused without a run)."""
+        return self._best.smaller(text)
+
+    def known(self, digest: bytes) -> bool:
+        """Whether the verdict on the text of `digest` is cached."""
+        return digest in self._verdicts
+
+    def decide(self, text: str, data: bytes, cancel: Cancel, statements_of: StatementsOf | None,
+               ahead_path: str | None = None) -> Verdict:
+        """`text` (whose bytes are `data`) compiled, checked, and run until its stopping rule decides:
+        in a free job slot, taking a run permit; or at `ahead_path` with a permit already taken
+        (a run ahead of its search, `ahead.py`), held by the caller."""
+        rules = self.rules
+        run_text = self._as_run(text)
+        if run_text is not text:
+            data = source_bytes(run_text)
+        in_slot = self._compiled_in_slot(run_text) if ahead_path is None else self._compiled_at(ahead_path, run_text)
+        permit = self._running if ahead_path is None else contextlib.nullcontext()  # held by the caller
+        with in_slot as (path, code):
+            # not run: does not compile, or breaks frozen code; or stale already (see the module's docstring)
+            early = UNPARSABLE if code is None or not rules.well_formed(text) else CANCELLED if cancel.is_set() else None
+            if early is not None:
+                return early
+            return self._run_until_decided(path, data, code, cancel, text, statements_of, run_text, permit)
+
     def _run_until_decided(
         self, path: str, data: bytes, code: tuple[CodeType, ...] | None, cancel: Cancel, text: str,
-        statements_of: StatementsOf | None, run_text: str,
-    ) -> _Verdict:
+        statements_of: StatementsOf | None, run_text: str, permit: contextlib.AbstractContextManager,
+    ) -> Verdict:
         """Run the candidate at `path` until its stopping rule decides (`verdict.py`: one run, or the
         rate test); with frozen code, see that it ran (probed in the run's code, else in a second run).
 
@@ -365,7 +392,7 @@ class CandidateTester:
             return result
 
         with self._staged_run(path, data, code if probed is None else (probed,), cancel):
-            with self._running:
+            with permit:
                 _mark_started(cancel)
                 decided = run_until_decided(
                     one_run,
@@ -385,15 +412,22 @@ class CandidateTester:
                     runs += 1
                 if decision and not cancel.is_set():  # a stale candidate's later ones are stale already
                     self._cancel_later_than(cancel)
-                return _Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
+                return Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
 
 
 @dataclass(frozen=True)
-class _Verdict:
+class Verdict:
+    """What a candidate's runs decided."""
+
     decision: bool | None  # None: cancelled
     runs: int
     last: RunResult | None
     oracle_rejected: bool  # the runs did not fail the same way (not the frozen probe)
+    unparsable: bool = False  # rejected without a run: it does not compile, or breaks frozen code
+
+
+UNPARSABLE = Verdict(False, 0, None, oracle_rejected=False, unparsable=True)
+CANCELLED = Verdict(None, 0, None, oracle_rejected=False)
 
 
 def _mark_started(cancel: Cancel) -> None:

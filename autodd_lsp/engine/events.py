@@ -24,7 +24,9 @@ class Stats:
     one more for a frozen-code probe that ran apart from the candidate's run
     (`frozen_probe.py`). `stale` counts the candidates whose run had started when the search
     discarded them because an earlier one was accepted (work lost to
-    speculation at -j > 1; not in `candidates_run` unless their run ended first).
+    speculation at -j > 1; not in `candidates_run` unless their run ended first). `ahead`
+    counts the candidates whose verdict came from a run started before their search asked
+    for it, on a job the searches left idle (`lookahead.py`).
     """
 
     candidates_run: int = 0
@@ -32,6 +34,7 @@ class Stats:
     cache_hits: int = 0
     rejected_unparsable: int = 0
     stale: int = 0  # runs started, then discarded because an earlier candidate was accepted (-j > 1)
+    ahead: int = 0  # of candidates_run, those run ahead of their search on an idle job (-j > 1)
     accepted: int = 0
     elapsed: float = 0.0
     current_pass: str = ""

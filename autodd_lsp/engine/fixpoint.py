@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
@@ -97,15 +97,45 @@ class FixpointHost(SearchHost, Protocol):
         """The original's statements its failure came through (`run_map.py`); None: unknown."""
         ...
 
-    def best_run_map(self) -> ValueLookup | None:
-        """One recording run of the best text: which of its statements ran, by its own offsets
+    def best_run_map(self, text: str) -> ValueLookup | None:
+        """One recording run of `text` (the best): which of its statements ran, by its own offsets
         (`best_run.py`); None: none (no recording, or it did not fail as the original does)."""
+        ...
+
+    def values_now(self, reduction_pass: ReductionPass) -> tuple[bool, RecordedValues | None]:
+        """Without waiting or telling anyone: whether what `pass_started` would wait for has come,
+        and what it would return (a twin's passes start so, `lookahead.py`)."""
         ...
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         """`edit` of the best text was refused by what its last run showed, with `error` (what a
         person asking why a line is kept is told: `person.Learned`)."""
         ...
+
+
+class Lookahead(Protocol):
+    """What the fixpoint tells the one who predicts its next searches (`lookahead.Lookahead`)."""
+
+    def ahead(self, fixpoint: Fixpoint, cursor: Cursor) -> None:
+        """The fixpoint is at `cursor`: predict from here, unless a prediction still holds."""
+        ...
+
+    def stop(self) -> None:
+        """The cycles are over: predict nothing more."""
+        ...
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where the fixpoint is: the start of a level of a pass (group, place in it), with the
+    pass's values, and whether the cycle and the pass changed something before it."""
+
+    group: int
+    member: int
+    level: int
+    values: RecordedValues | None
+    cycle_changed: bool
+    pass_changed: bool
 
 
 class Fixpoint:
@@ -120,6 +150,7 @@ class Fixpoint:
         self._deferred = False  # this cycle left some out
         self._waiting: dict[str, set[tuple]] = {}  # per pass: what the removals this cycle left out do
         self._best_run: tuple[str, ValueLookup | None] | None = None  # (best text, its own run's map)
+        self.lookahead: Lookahead | None = None  # runs the next searches' candidates ahead (`lookahead.py`)
 
     def forget_needed(self) -> None:
         """What follows depends on a new text alone (a person's, adopted)."""
@@ -130,37 +161,65 @@ class Fixpoint:
         """The groups' cycles until one changes nothing (`cycles`), then the tidy passes (`tidy`);
         again from a person's text adopted at the end."""
         host, passes = self.host, self.passes
-        groups = sorted({p.group for p in passes} - {Group.TIDY})
         adopted = True
         while adopted and not host.cancelled:
-            changed = cycles
+            if cycles:
+                self._cycles(pool)
             cycles = True  # an adopted text is reduced in full
-            while changed and not host.cancelled:
-                changed = self._deferred = False
-                self._waiting.clear()
-                for group in groups:
-                    members = [p for p in passes if p.group == group]
-                    changed |= self._run_group(members, pool)
-                    if host.adopt_offer():
-                        changed = True
-                        break  # the cycle starts again from the person's text
-                if not changed and self._deferred:
-                    changed, self._defer = True, False  # one cycle that tries them too
-                elif changed:
-                    self._defer = True
+            if self.lookahead is not None:
+                self.lookahead.stop()  # nothing it predicts is asked for any more
             for tidy_pass in (p for p in passes if p.group == Group.TIDY and tidy):
                 self.run_pass(tidy_pass, pool)
             adopted = host.adopt_offer()
 
-    def _run_group(self, members: list[ReductionPass], pool: ThreadPoolExecutor) -> bool:
-        changed = False
-        for reduction_pass in members:
-            if self.host.interrupted():
-                break
-            if self.run_pass(reduction_pass, pool):
-                changed = True
-                self._freed(pool)
+    def _cycles(self, pool: ThreadPoolExecutor, start: Cursor | None = None) -> None:
+        """Cycles until one changes nothing; the first from `start` (a twin's, `lookahead.py`)."""
+        changed = True
+        while changed and not self.host.cancelled:
+            if start is None:
+                self._deferred = False
+                self._waiting.clear()
+            changed, start = self._cycle(pool, start), None
+            if not changed and self._deferred:
+                changed, self._defer = True, False  # one cycle that tries them too
+            elif changed:
+                self._defer = True
+
+    def _cycle(self, pool: ThreadPoolExecutor, start: Cursor | None) -> bool:
+        """One cycle over the groups (from `start`); whether it changed anything."""
+        groups = self._groups()
+        changed = start.cycle_changed if start is not None else False
+        for g in range(start.group if start is not None else 0, len(groups)):
+            members = groups[g]
+            resumed = start is not None and g == start.group
+            for m in range(start.member if start is not None and resumed else 0, len(members)):
+                if self.host.interrupted():
+                    break
+                at = start if start is not None and resumed and m == start.member else None
+                if self.run_pass(members[m], pool, (g, m, changed), at):
+                    changed = True
+                    self._freed(pool)
+            if self.host.adopt_offer():
+                return True  # the cycle starts again from the person's text
         return changed
+
+    def _groups(self) -> list[list[ReductionPass]]:
+        order = sorted({p.group for p in self.passes} - {Group.TIDY})
+        return [[p for p in self.passes if p.group == group] for group in order]
+
+    def twin(self, host: FixpointHost) -> Fixpoint:
+        """A copy of this fixpoint's state on `host`, to be run from a cursor (`lookahead.py`)."""
+        twin = Fixpoint(host, self.passes)
+        twin._needed, twin._needed_share = set(self._needed), dict(self._needed_share)
+        twin._pass_context, twin._valued_context = self._pass_context, self._valued_context
+        twin._defer, twin._deferred = self._defer, self._deferred
+        twin._waiting = {name: set(keys) for name, keys in self._waiting.items()}
+        twin._best_run = self._best_run
+        return twin
+
+    def resume(self, pool: ThreadPoolExecutor, start: Cursor) -> None:
+        """The cycles from `start` on, as `run` would go on from there (no tidy passes)."""
+        self._cycles(pool, start)
 
     def _freed(self, pool: ThreadPoolExecutor) -> None:
         """The removals left out this cycle because the run read what they remove, tried again
@@ -196,12 +255,19 @@ class Fixpoint:
         named = set(read_by_the_run(source, edits, lookup))
         return [edit for index, edit in enumerate(edits) if index not in named]
 
-    def run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor) -> bool:
-        """Search the pass's edits, level by level; whether anything was accepted."""
-        values = self.host.pass_started(reduction_pass)
-        changed = False
-        level = 0
+    def run_pass(self, reduction_pass: ReductionPass, pool: ThreadPoolExecutor,
+                 position: tuple[int, int, bool] | None = None, start: Cursor | None = None) -> bool:
+        """Search the pass's edits, level by level; whether anything was accepted. `position`: the
+        pass's group and place in it, and whether its cycle changed something before it (where the
+        lookahead starts its twin); `start`: go on from that cursor (a twin)."""
+        if start is None:
+            values, level, changed = self.host.pass_started(reduction_pass), 0, False
+        else:
+            values, level, changed = start.values, start.level, start.pass_changed
         while not self.host.interrupted():
+            if position is not None and self.lookahead is not None:
+                group, member, cycle_changed = position
+                self.lookahead.ahead(self, Cursor(group, member, level, values, cycle_changed, changed))
             ctx, proposed = self._proposed(reduction_pass, level, values)
             if proposed is None:
                 break
@@ -338,7 +404,7 @@ class Fixpoint:
         if not read:
             return set()
         if self._best_run is None or self._best_run[0] != source.text:
-            self._best_run = (source.text, self.host.best_run_map())
+            self._best_run = (source.text, self.host.best_run_map(source.text))
         best = self._best_run[1]
         if best is None:
             return set()

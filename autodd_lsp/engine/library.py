@@ -142,8 +142,11 @@ class _PredicateHost:
     def failing_path(self) -> FailingPath | None:
         return None
 
-    def best_run_map(self) -> ValueLookup | None:
+    def best_run_map(self, text: str) -> ValueLookup | None:
         return None  # no runs: every removal that waited is tried
+
+    def values_now(self, reduction_pass: ReductionPass) -> tuple[bool, RecordedValues | None]:
+        return True, None
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         pass  # never called: no map of a run

@@ -115,6 +115,7 @@ class Reduction:
                 session.recorder.start(slots, self.cancelled)
                 user_line = checks.observation.line if checks.observation else ""
                 self._reduce(session, pool, slots)
+                session.close()
                 self._offers.close()
             backend.close()  # free the warm servers before the standalone check
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
@@ -128,6 +129,7 @@ class Reduction:
             self._reporter.emit(Failed(reason))
             raise UsageError(reason) from None
         finally:
+            session.close()
             self._offers.close()
             backend.close()
             if passing is not None:

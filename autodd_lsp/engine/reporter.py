@@ -52,6 +52,7 @@ class Reporter:
             cache_hits=counters.cache_hits if counters else 0,
             rejected_unparsable=counters.rejected_unparsable if counters else 0,
             stale=counters.stale if counters else 0,
+            ahead=counters.ahead if counters else 0,
             accepted=self.accepted,
             elapsed=time.monotonic() - self.started_at,
             current_pass=self.current_pass,

@@ -20,6 +20,7 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import CandidateTester
 from autodd_lsp.engine.events import PassStarted
 from autodd_lsp.engine.fixpoint import Fixpoint
+from autodd_lsp.engine.lookahead import Lookahead
 from autodd_lsp.engine.options import ReduceOptions
 from autodd_lsp.engine.original import OriginalChecks
 from autodd_lsp.engine.passing_side import PassingSide
@@ -61,6 +62,10 @@ class Session:
         self.final = FinalCheck(self.checks, texts, launcher, pytest, self.accept, lambda: self.cancelled,
                                 reporter.notice, tester.watch, tester.jobs)
         self.fixpoint = Fixpoint(self)
+        # From -j 2, the fixpoint's next searches run ahead on idle jobs (lookahead.py).
+        self.lookahead = self.fixpoint.lookahead = Lookahead(tester, slots) if tester.jobs > 1 else None
+        self._best_runs: tuple[str | None, ValueLookup | None] = (None, None)  # the last text recorded, its map
+        self._best_runs_lock = threading.Lock()
 
     # -- what the fixpoint and the searches call (fixpoint.FixpointHost) -------
     @property
@@ -114,6 +119,8 @@ class Session:
         return self.texts.learned.recorder(shadow_base, self.checks.failure_line)
 
     def accept(self, text: str, shadow: str | None) -> None:
+        if self.lookahead is not None:
+            self.lookahead.accepted()
         self.checks.no_match.accepted()
         self.texts.accept(text, shadow)
         self.tester.set_best(text)
@@ -135,12 +142,15 @@ class Session:
     def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
         """The pass under way, told; a pass that uses the original's values, or its run map, waits for them."""
         self.reporter.current_pass = reduction_pass.name
-        if reduction_pass.uses_values or (reduction_pass.uses_map and map_wanted()):
-            while not self.recorder.done.wait(0.1) and not self.cancelled:
-                self.reporter.tick()
+        while not self.values_now(reduction_pass)[0] and not self.recorder.done.wait(0.1) and not self.cancelled:
+            self.reporter.tick()
         self.reporter.report_degraded(self.tester.backend.degraded)
         self.reporter.emit(PassStarted(reduction_pass.name, self.reporter.stats()))
         return self.recorder.values
+
+    def values_now(self, reduction_pass: ReductionPass) -> tuple[bool, RecordedValues | None]:
+        waits = reduction_pass.uses_values or (reduction_pass.uses_map and map_wanted())
+        return not waits or self.recorder.done.is_set(), self.recorder.values
 
     def run_map(self) -> RecordedValues | None:
         return self.recorder.recorded if map_wanted() and self.recorder.done.is_set() else None
@@ -148,12 +158,14 @@ class Session:
     def failing_path(self) -> FailingPath | None:
         return self.checks.failing_path if map_wanted() else None
 
-    def best_run_map(self) -> ValueLookup | None:
+    def best_run_map(self, text: str) -> ValueLookup | None:
         if not map_wanted() or self.recorder.recorded is None or self.tester.rules.rate_test is not None:
             return None  # no map, or an intermittent failure: one run does not say what every run runs
-        text = self.texts.best
-        recorded, shadow = self.recorder.map_of(text, self.slots), identity_shadow(text)
-        return None if recorded is None or shadow is None else ValueLookup(recorded, shadow)
+        with self._best_runs_lock:  # one recording run per text, whichever of the fixpoint or its twin asks first
+            if self._best_runs[0] != text:
+                recorded, shadow = self.recorder.map_of(text, self.slots), identity_shadow(text)
+                self._best_runs = (text, None if recorded is None or shadow is None else ValueLookup(recorded, shadow))
+            return self._best_runs[1]
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         self.texts.learned.add_unrun(self.texts.shadow, edit, error)
@@ -177,6 +189,11 @@ class Session:
         adopted()
         self.reporter.notice("the text you gave fails the same way: the reduction goes on from it")
         return True
+
+    def close(self) -> None:
+        """Nothing more runs ahead (at the end of the reduction, whatever way it ends)."""
+        if self.lookahead is not None:
+            self.lookahead.close()
 
     # -- a person's text -------------------------------------------------------
     def judged(self, tester: CandidateTester, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:

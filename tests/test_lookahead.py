@@ -1,0 +1,149 @@
+"""Runs ahead of their search (engine/ahead.py, engine/lookahead.py): the same decisions, fewer waits.
+
+The run permits go to a search's candidate before a run ahead; a text run ahead
+is run once, and its verdict is the search's own (counted, cached); a run ahead
+that the prediction no longer wants is cancelled; and the real engine, with the
+fixpoint's twin predicting, gives -j 1's result while taking verdicts from runs
+ahead.
+"""
+
+import sys
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from autodd_lsp.engine.ahead import Ahead
+from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
+from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.permits import RunPermits
+from autodd_lsp.execution import create_backend
+from autodd_lsp.oracle import FailureOracle
+from tests.support import SLOW_SENTINEL, reduce, run_standalone, slow_program
+
+FAILING = "raise ValueError('boom')\n"
+
+
+def test_a_search_waiting_for_a_permit_gets_it_before_a_run_ahead():
+    permits = RunPermits(1)
+    permits.__enter__()  # a candidate runs
+    got = threading.Event()
+
+    def search_candidate():
+        with permits:
+            got.set()
+            time.sleep(0.2)
+
+    waiter = threading.Thread(target=search_candidate)
+    waiter.start()
+    deadline = time.monotonic() + 5
+    while permits._waiting == 0 and time.monotonic() < deadline:  # the candidate waits for the permit
+        time.sleep(0.01)
+    assert not permits.take_idle(0.05)  # none free
+    permits.give_back()
+    assert got.wait(5)
+    assert not permits.take_idle(0.05)  # the waiting candidate took it
+    waiter.join()
+    assert permits.take_idle(0.05)  # idle now: a run ahead may take it
+    assert not permits.take_idle(0.01)
+    permits.give_back()
+
+
+class CountingBackend:
+    """The real backend, counting its runs."""
+
+    def __init__(self, backend):
+        self.backend, self.runs = backend, 0
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def run(self, path, timeout, cancel=None, code=None, learn_imports=False):
+        self.runs += 1
+        return self.backend.run(path, timeout, cancel, code, learn_imports=learn_imports)
+
+
+@pytest.fixture
+def tester(tmp_path):
+    backend: Any = CountingBackend(create_backend("subproc", python=sys.executable, cwd=str(tmp_path), jobs=2))
+    slots = JobSlots(3, "candidate.py")
+    tester = CandidateTester(backend, slots, 2)
+    original = tester.run(FAILING, 30, tester.new_cancel_event())
+    tester.judge_by(Rules(Judge(FailureOracle("boom", original.output, FAILING)), timeout=30))
+    ahead = tester.ahead = Ahead(tester, slots, 2)
+    yield tester, ahead, backend
+    ahead.close()
+    backend.close()
+    slots.remove()
+
+
+def wait_until(condition, seconds=20):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.mark.slow
+def test_a_text_run_ahead_is_run_once_and_its_verdict_is_the_searchs(tester):
+    tester, ahead, backend = tester
+    runs = backend.runs
+    ahead.request("import sys\nraise ValueError('boom')\n", None)
+    ahead.request("print('fine')\n", None)
+    wait_until(lambda: backend.runs == runs + 2 and ahead.pending() == 0)
+    assert tester.test("import sys\nraise ValueError('boom')\n", tester.new_cancel_event())
+    assert not tester.test("print('fine')\n", tester.new_cancel_event())
+    assert backend.runs == runs + 2  # taken, not run again
+    counters = tester.counters
+    assert (counters.candidates_run, counters.ahead, counters.cache_hits) == (2, 2, 0)
+    assert not tester.test("print('fine')\n", tester.new_cancel_event())  # now cached, as any verdict
+    assert counters.cache_hits == 1 and backend.runs == runs + 2
+
+
+@pytest.mark.slow
+def test_a_text_a_search_has_judged_is_not_run_ahead(tester):
+    tester, ahead, backend = tester
+    assert not tester.test("print('fine')\n", tester.new_cancel_event())
+    runs = backend.runs
+    ahead.request("print('fine')\n", None)  # judged
+    tester.set_best("x = 1\n")
+    ahead.request("print('also fine')\n", None)  # not smaller than the best: a search would not run it
+    time.sleep(0.3)
+    assert ahead.pending() == 0 and backend.runs == runs
+
+
+@pytest.mark.slow
+def test_a_dropped_run_ahead_is_cancelled_and_counted_stale(tester):
+    tester, ahead, backend = tester
+    slow = "import time\ntime.sleep(30)\nraise ValueError('boom')\n"
+    runs = backend.runs
+    ahead.request(slow, None)
+    wait_until(lambda: backend.runs == runs + 1)
+    started = time.monotonic()
+    ahead.drop()
+    wait_until(lambda: tester.counters.stale == 1, seconds=10)
+    assert time.monotonic() - started < 10  # killed, not waited for
+    assert tester.counters.candidates_run == 0
+    # a search that asks for it later runs it itself (a cancelled run is no verdict)
+    quick = "raise ValueError('boom')  # again\n"
+    ahead.request(quick, None)
+    ahead.drop()  # dropped before it started, or cancelled: either way the search runs it
+    assert tester.test(quick, tester.new_cancel_event())
+    assert tester.counters.candidates_run == 1
+
+
+@pytest.mark.slow
+def test_the_engine_takes_verdicts_run_ahead_and_decides_as_with_one_job(program, no_leftovers):
+    """Every candidate sleeps 0.2 s. At -j 3 the fixpoint's twin predicts the next searches'
+    candidates and they run on the jobs a search leaves idle; the result is -j 1's."""
+    path = program("slow.py", slow_program(6, 0.2, junk=8))
+    one, _ = reduce(path, SLOW_SENTINEL, jobs=1)
+    three, _ = reduce(path, SLOW_SENTINEL, jobs=3)
+    assert one.text == three.text and three.verified
+    assert "junk" not in three.text and "x5 = 5" in three.text
+    assert one.stats.ahead == 0  # -j 1: no idle job
+    assert three.stats.ahead >= 3
+    reproducer = path.parent / "reproducer.py"
+    reproducer.write_text(three.text)
+    assert SLOW_SENTINEL in run_standalone(reproducer)
