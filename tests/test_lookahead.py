@@ -147,3 +147,63 @@ def test_the_engine_takes_verdicts_run_ahead_and_decides_as_with_one_job(program
     reproducer = path.parent / "reproducer.py"
     reproducer.write_text(three.text)
     assert SLOW_SENTINEL in run_standalone(reproducer)
+
+
+@pytest.mark.slow
+def test_a_search_candidate_finding_no_permit_free_stops_a_run_ahead(tester):
+    tester, ahead, backend = tester
+    runs = backend.runs
+    for seconds in (30, 31):  # both permits taken by runs ahead nobody asked for yet
+        ahead.request(f"import time\ntime.sleep({seconds})\nraise ValueError('boom')\n", None)
+    wait_until(lambda: backend.runs == runs + 2)
+    started = time.monotonic()
+    assert tester.test("raise ValueError('boom')  # the search's own\n", tester.new_cancel_event())
+    assert time.monotonic() - started < 10  # one run ahead gave its permit back
+    assert tester.counters.stale >= 1
+
+
+class RealBest:
+    """The real fixpoint's host as the twin's host reads it: its best text changes on acceptance."""
+
+    def __init__(self, best):
+        self.best = best
+
+    def best_so_far(self):
+        return self.best
+
+    def shadow(self):
+        return None
+
+    def interrupted(self):
+        return False
+
+
+@pytest.mark.slow
+def test_a_prediction_holds_while_the_real_best_follows_it(tester):
+    from autodd_lsp.engine.lookahead import _Predicting
+
+    tester, ahead, backend = tester
+    real = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
+    twin = _Predicting(real, ahead, 2)
+    assert twin.holds()
+    assert not twin.test("y = 2\nraise ValueError('boom')\n", threading.Event())  # not expected: refused
+    assert twin.test("raise ValueError('boom')\n", threading.Event(), expected=True)  # expected: accepted
+    twin.accept("raise ValueError('boom')\n", None)
+    assert twin.best_so_far() == "raise ValueError('boom')\n" and twin.holds()
+    real.best = "".join(["raise ValueError(", "'boom')\n"])  # the search accepted it too: an equal text
+    assert twin.holds()
+    real.best = "y = 2\nraise ValueError('boom')\n"  # accepted what the twin did not predict
+    assert not twin.holds() and twin.stopped
+
+
+@pytest.mark.slow
+def test_a_prediction_ends_when_the_text_it_expected_accepted_is_refused(tester):
+    from autodd_lsp.engine.lookahead import _Predicting
+
+    tester, ahead, backend = tester
+    real = RealBest("x = 1\nprint('fine')\n")
+    twin = _Predicting(real, ahead, 2)
+    twin.accept("print('fine')\n", None)
+    assert twin.holds()
+    assert not tester.test("print('fine')\n", tester.new_cancel_event())  # a search refuses it
+    assert not twin.holds()

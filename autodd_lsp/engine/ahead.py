@@ -47,6 +47,7 @@ class _Run:
     statements_of: StatementsOf | None
     cancel: CancelEvent = field(default_factory=CancelEvent)
     started: bool = False
+    wanted: bool = False  # a search waits for its verdict: kept when the prediction is dropped
     done: threading.Event = field(default_factory=threading.Event)
     verdict: Verdict | None = None
 
@@ -63,6 +64,7 @@ class Ahead:
         self._searching: Counter[bytes] = Counter()  # texts a search runs now
         self._closed = False
         self._pool = ThreadPoolExecutor(jobs, thread_name_prefix="autodd-ahead")
+        tester.permits.short = self._give_way
         self._thread = threading.Thread(target=self._dispatch, name="autodd-ahead", daemon=True)
         self._thread.start()
 
@@ -79,7 +81,7 @@ class Ahead:
         data = source_bytes(text)
         digest = hashlib.blake2b(data, digest_size=16).digest()
         with self._lock:
-            if self._closed or digest in self._runs or self._searching[digest] or self._tester.known(digest):
+            if self._closed or digest in self._runs or self._searching[digest] or self._tester.verdict(digest) is not None:
                 return
             run = self._runs[digest] = _Run(text, data, statements_of)
             self._waiting.append((digest, run))
@@ -99,6 +101,7 @@ class Ahead:
                 run.cancel.set()
                 del self._runs[digest]
                 return None
+        run.wanted = True
         while not run.done.wait(POLL):
             if cancel.is_set():
                 return CANCELLED
@@ -107,6 +110,15 @@ class Ahead:
                 del self._runs[digest]
         verdict = run.verdict
         return None if verdict is None or verdict.decision is None else verdict
+
+    def refused(self, text: str) -> bool:
+        """Whether `text` is known refused: run ahead, or by a search (the cache)."""
+        digest = hashlib.blake2b(source_bytes(text), digest_size=16).digest()
+        with self._lock:
+            run = self._runs.get(digest)
+            if run is not None and run.verdict is not None:
+                return run.verdict.decision is False
+        return self._tester.verdict(digest) is False
 
     @contextmanager
     def in_search(self, digest: bytes) -> Iterator[None]:
@@ -130,9 +142,17 @@ class Ahead:
                 if self._runs.get(digest) is run:
                     del self._runs[digest]
             self._waiting.clear()
-            running = [run for run in self._runs.values() if run.started and not run.done.is_set()]
+            running = [run for run in self._runs.values() if run.started and not run.wanted and not run.done.is_set()]
         for run in running:
             run.cancel.set()
+
+    def _give_way(self) -> None:
+        """A search's candidate finds no run permit free: the latest run ahead that no search
+        waits for is cancelled (stale), and its permit goes to that candidate."""
+        with self._lock:
+            running = [run for run in self._runs.values() if run.started and not run.wanted and not run.done.is_set()]
+        if running:
+            running[-1].cancel.set()
 
     def forget(self) -> None:
         """Drop everything, verdicts too (they were judged by rules that changed)."""

@@ -344,9 +344,9 @@ class CandidateTester:
         """Whether `text` is smaller than the best so far (else it is refused without a run)."""
         return self._best.smaller(text)
 
-    def known(self, digest: bytes) -> bool:
-        """Whether the verdict on the text of `digest` is cached."""
-        return digest in self._verdicts
+    def verdict(self, digest: bytes) -> bool | None:
+        """The cached verdict on the text of `digest` (None: none)."""
+        return self._verdicts.get(digest)
 
     def decide(self, text: str, data: bytes, cancel: Cancel, statements_of: StatementsOf | None,
                ahead_path: str | None = None) -> Verdict:

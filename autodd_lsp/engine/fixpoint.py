@@ -85,8 +85,9 @@ class FixpointHost(SearchHost, Protocol):
         """Go on from a person's text now, if one waits (True if one was adopted)."""
         ...
 
-    def protected(self, source: Source) -> list[Span]:
-        """The spans of `source` no pass may touch (frozen code, and what the run protects besides)."""
+    def protected(self, source: Source, shadow: str | None) -> list[Span]:
+        """The spans of `source` (whose shadow is `shadow`) no pass may touch (frozen code, and what
+        the run protects besides)."""
         ...
 
     def run_map(self) -> RecordedValues | None:
@@ -323,7 +324,7 @@ class Fixpoint:
         context = self._pass_context
         if context is None or context.source.text != best:
             source = Source(best)
-            context = self._pass_context = PassContext(source, self.host.protected(source), original=self.host.reduced_original())
+            context = self._pass_context = PassContext(source, self.host.protected(source, self.host.shadow()), original=self.host.reduced_original())
             self._valued_context = None
         if values is None:
             return context

@@ -76,7 +76,7 @@ class _PredicateHost:
         self._one_at_a_time = threading.Lock()  # the search prepares one candidate ahead: `check` waits
 
     def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
-             on_rejected: Callable[[RunResult], None] | None = None) -> bool:
+             on_rejected: Callable[[RunResult], None] | None = None, expected: bool = False) -> bool:
         if not self._order.smaller(text):
             return False
         with self._one_at_a_time:
@@ -154,5 +154,5 @@ class _PredicateHost:
     def adopt_offer(self) -> bool:
         return False
 
-    def protected(self, source: Source) -> list[Span]:
+    def protected(self, source: Source, shadow: str | None) -> list[Span]:
         return frozen_spans(source)

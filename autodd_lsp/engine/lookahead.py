@@ -20,9 +20,10 @@ ahead of the runs. What it cannot know it leaves out: a pass that would wait
 for the original's values ends the twin. It is a prediction only: a twin that
 fails stops, and the searches run their candidates themselves.
 
-On from -j 2, for failures that are not intermittent (a verdict there is a
-decision over several runs, and one run ahead is as costly as one asked for);
-the library has none (its predicate is called one text at a time).
+On from -j 2, where the original's run takes at least `WORTH_IT` seconds, for
+failures that are not intermittent (a verdict there is a decision over several
+runs, and one run ahead is as costly as one asked for); the library has none
+(its predicate is called one text at a time).
 """
 
 from __future__ import annotations
@@ -44,10 +45,15 @@ from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.syntax.source import Source, Span
 from autodd_lsp.values import RecordedValues, ValueLookup
 
+# Seconds the original's run must take for runs ahead to pay: below it the twin's own work (it
+# proposes and renders what the fixpoint does) costs more than the runs it overlaps (the quick
+# case, 1 ms a run, went from 1.3 s to 1.7 s at -j 2 with it).
+WORTH_IT = 0.1
+
 
 class Lookahead:
-    def __init__(self, tester: CandidateTester, slots: JobSlots) -> None:
-        self._tester = tester
+    def __init__(self, tester: CandidateTester, slots: JobSlots, run_seconds: Callable[[], float]) -> None:
+        self._tester, self._run_seconds = tester, run_seconds
         self._ahead = tester.ahead = Ahead(tester, slots, tester.jobs)
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="autodd-twin")  # the twin's search (jobs 1)
         self._host: _Predicting | None = None
@@ -56,8 +62,8 @@ class Lookahead:
 
     def ahead(self, fixpoint: Fixpoint, cursor: Cursor) -> None:
         """The fixpoint is at `cursor`: a twin goes on from here, unless the running one still holds."""
-        if self._tester.rules.rate_test is not None:
-            return  # an intermittent failure: see the module's docstring
+        if self._tester.rules.rate_test is not None or self._run_seconds() < WORTH_IT:
+            return  # an intermittent failure, or runs too quick to be worth it: see the module's docstring
         if self._host is not None and self._host.holds():
             return
         if self._host is not None:
@@ -75,11 +81,13 @@ class Lookahead:
             self.failed = f"{type(error).__name__}: {error}"
 
     def accepted(self) -> None:
-        """A search accepted a text: the prediction went wrong."""
+        """A search accepted a text (the best is that text now): unless the twin predicted it,
+        the prediction went wrong."""
         host = self._host
-        if host is not None:
-            host.stopped = True
-        self._ahead.drop()
+        if host is None or not host.holds():
+            if host is not None:
+                host.stopped = True
+            self._ahead.drop()
 
     def stop(self) -> None:
         """The cycles are over: nothing more is asked for, and what was asked for is dropped."""
@@ -100,29 +108,49 @@ class Lookahead:
 
 
 class _Predicting:
-    """The twin's host (`fixpoint.FixpointHost`): the real one's best text and shadow as they
-    were when the twin started, its reads passed on; every candidate asked to run ahead and
-    refused; nothing told, accepted or learned."""
+    """The twin's host (`fixpoint.FixpointHost`): the real one's reads passed on; every candidate
+    asked to run ahead, and accepted where its search expects it (`PassSearch.expects`),
+    refused otherwise; nothing told or learned. Its best texts are the real best when the twin
+    started, then each text it predicted accepted, in order; the prediction holds while the real
+    best is one of them and no search refused the next one."""
 
     jobs = 1  # proposals one after another: they only ask
 
     def __init__(self, real: FixpointHost, ahead: Ahead, jobs: int) -> None:
         self.real, self._ahead, self._jobs = real, ahead, jobs
-        self.best, self._shadow = real.best_so_far(), real.shadow()
+        self._bests, self._shadows = [real.best_so_far()], [real.shadow()]
+        self._agreed = 0  # the real best is `_bests[_agreed]`
+        self._lock = threading.Lock()
         self.stopped = False
 
     def holds(self) -> bool:
-        """Whether the twin's prediction still holds: the best text is the one it started from."""
-        return not self.stopped and self.real.best_so_far() is self.best and not self.real.interrupted()
+        """Whether the twin's prediction still holds (see the class docstring)."""
+        with self._lock:
+            if self.stopped or self.real.interrupted():
+                return False
+            real, bests = self.real.best_so_far(), self._bests
+            if real is not bests[self._agreed]:
+                later = [k for k in range(self._agreed + 1, len(bests)) if len(bests[k]) == len(real) and bests[k] == real]
+                if not later:
+                    self.stopped = True  # a search accepted what the twin did not predict
+                    return False
+                self._agreed = later[0]
+                bests[self._agreed] = real  # the same text: the next look is by identity
+            following = self._agreed + 1
+            if following < len(bests) and self._ahead.refused(bests[following]):
+                self.stopped = True  # what the twin predicted accepted next was refused
+                return False
+            return True
 
     # -- the search's host ------------------------------------------------------
     def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
-             on_rejected: Callable[[RunResult], None] | None = None) -> bool:
+             on_rejected: Callable[[RunResult], None] | None = None, expected: bool = False) -> bool:
         while self.holds() and self._ahead.pending() >= self._jobs:
             threading.Event().wait(POLL * 2)
-        if self.holds():
-            self._ahead.request(text, statements_of)
-        return False
+        if not self.holds():
+            return False
+        self._ahead.request(text, statements_of)
+        return expected
 
     def new_cancel_event(self) -> Cancel:
         return threading.Event()
@@ -134,7 +162,7 @@ class _Predicting:
         pass
 
     def shadow(self) -> str | None:
-        return self._shadow
+        return self._shadows[-1]
 
     def statements_of(self, shadow: Callable[[], str | None]) -> StatementsOf:
         return self.real.statements_of(shadow)
@@ -143,7 +171,9 @@ class _Predicting:
         return None  # the search that takes a verdict learns from its run
 
     def accept(self, text: str, shadow: str | None) -> None:
-        pass  # never called: every candidate is refused
+        with self._lock:
+            self._bests.append(text)
+            self._shadows.append(shadow)
 
     def show_smaller(self, text: str) -> None:
         pass
@@ -159,7 +189,7 @@ class _Predicting:
 
     # -- the fixpoint's host ----------------------------------------------------
     def best_so_far(self) -> str:
-        return self.best
+        return self._bests[-1]
 
     def reduced_original(self) -> str:
         return self.real.reduced_original()
@@ -180,8 +210,8 @@ class _Predicting:
     def adopt_offer(self) -> bool:
         return False
 
-    def protected(self, source: Source) -> list[Span]:
-        return self.real.protected(source)
+    def protected(self, source: Source, shadow: str | None) -> list[Span]:
+        return self.real.protected(source, shadow)
 
     def run_map(self) -> RecordedValues | None:
         return self.real.run_map()

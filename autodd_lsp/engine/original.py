@@ -93,6 +93,7 @@ class OriginalChecks:
         self.rate_runs = 1
         self.record_timeout = options.timeout  # the recording run's limit (`value_recorder.py`)
         self._cold = 0.0  # the first run's time when it compiled kernels (run_scratch.py), else 0
+        self.run_seconds = 0.0  # how long the original's run takes, warm (set by check())
         self.no_match = NoMatchWatch(None, lambda line: None)  # why no candidate matches, set by check()
         self.keep_seeds = False  # the seeding calls are protected (seeds.py), set by check()
         self.passing = passing  # side A of --passes-with (passing_side.py)
@@ -194,6 +195,7 @@ class OriginalChecks:
             ]
             warm = [r.duration for index, r in enumerate(runs) if index and failed[index]]
             duration = max(warm) if warm and not first_run.timed_out else first_run.duration
+            self.run_seconds = duration
             first_compiled = not self._cold and compiled(self.tester.backend.extra_env)  # (run_scratch.py)
             if first_compiled:
                 self._cold = first_run.duration  # kept: a later check (once inlined) finds them compiled

@@ -47,8 +47,9 @@ class SearchHost(Protocol):
         ...
 
     def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
-             on_rejected: Callable[[RunResult], None] | None = None) -> bool:
-        """Is `text` smaller than the best and does it fail the same way (`CandidateTester.test`)?"""
+             on_rejected: Callable[[RunResult], None] | None = None, expected: bool = False) -> bool:
+        """Is `text` smaller than the best and does it fail the same way (`CandidateTester.test`)?
+        `expected`: the search expects it is (what a prediction goes by: `lookahead.py`)."""
         ...
 
     def new_cancel_event(self) -> Cancel: ...
@@ -127,10 +128,16 @@ class PassSearch:
         record, shadow_base = self.record, self.shadow_base
         learn = None if record is None or shadow_base is None else (  # a recorder implies a base shadow
             lambda result: record(result, aligned(text, render(shadow_base, self.selector.patches(indices)))))
-        verdict = self.host.test(text, cancel, self.host.statements_of(lambda: self.shadow_of(indices, text)), learn)
+        statements_of = self.host.statements_of(lambda: self.shadow_of(indices, text))
+        verdict = self.host.test(text, cancel, statements_of, learn, self.expects(indices))
         if verdict:
             self.interesting[tuple(sorted(indices))] = text
         return verdict
+
+    def expects(self, indices: list[int]) -> bool:
+        """Whether the text of `indices` is expected accepted: edits the map expects to go together
+        (`together`: in the corpus, 3 in 4 such candidates were), or the regions' union."""
+        return self.together or (self.regions is not None and len({self.region_of[i] for i in indices}) > 1)
 
     def on_accept(self, applied: list[int]) -> None:
         self.accepted = True

@@ -63,7 +63,8 @@ class Session:
                                 reporter.notice, tester.watch, tester.jobs)
         self.fixpoint = Fixpoint(self)
         # From -j 2, the fixpoint's next searches run ahead on idle jobs (lookahead.py).
-        self.lookahead = self.fixpoint.lookahead = Lookahead(tester, slots) if tester.jobs > 1 else None
+        self.lookahead = self.fixpoint.lookahead = (
+            Lookahead(tester, slots, lambda: self.checks.run_seconds) if tester.jobs > 1 else None)
         self._best_runs: tuple[str | None, ValueLookup | None] = (None, None)  # the last text recorded, its map
         self._best_runs_lock = threading.Lock()
 
@@ -77,7 +78,7 @@ class Session:
         return self._stopped.is_set()
 
     def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
-             on_rejected: Callable[[RunResult], None] | None = None) -> bool:
+             on_rejected: Callable[[RunResult], None] | None = None, expected: bool = False) -> bool:
         no_match = self.checks.no_match
 
         def rejected(result: RunResult) -> None:
@@ -88,10 +89,10 @@ class Session:
 
         return self.tester.test(text, cancel, statements_of, rejected)
 
-    def protected(self, source: Source) -> list[Span]:
+    def protected(self, source: Source, shadow: str | None) -> list[Span]:
         """What no pass may touch: frozen code, the seeding calls of a deterministic failure (seeds.py),
         and the tests of the program's own check that raises the failure (protection.guard_spans)."""
-        guards = [span for test in self.checks.own_check for span in guard_spans(source, self.texts.shadow, test)]
+        guards = [span for test in self.checks.own_check for span in guard_spans(source, shadow, test)]
         return frozen_spans(source) + (seed_spans(source) if self.checks.keep_seeds else []) + guards
 
     def new_cancel_event(self) -> Cancel:
@@ -119,11 +120,11 @@ class Session:
         return self.texts.learned.recorder(shadow_base, self.checks.failure_line)
 
     def accept(self, text: str, shadow: str | None) -> None:
-        if self.lookahead is not None:
-            self.lookahead.accepted()
         self.checks.no_match.accepted()
         self.texts.accept(text, shadow)
         self.tester.set_best(text)
+        if self.lookahead is not None:
+            self.lookahead.accepted()  # after the best changed: it compares
         self.reporter.accepted_text(text)
 
     def show_smaller(self, text: str) -> None:
