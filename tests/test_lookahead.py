@@ -183,7 +183,7 @@ def test_a_prediction_holds_while_the_real_best_follows_it(tester):
     from autodd_lsp.engine.lookahead import _Predicting
 
     tester, ahead, backend = tester
-    real = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
+    real: Any = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
     twin = _Predicting(real, ahead, 2)
     assert twin.holds()
     assert not twin.test("y = 2\nraise ValueError('boom')\n", threading.Event())  # not expected: refused
@@ -201,7 +201,7 @@ def test_a_prediction_ends_when_the_text_it_expected_accepted_is_refused(tester)
     from autodd_lsp.engine.lookahead import _Predicting
 
     tester, ahead, backend = tester
-    real = RealBest("x = 1\nprint('fine')\n")
+    real: Any = RealBest("x = 1\nprint('fine')\n")
     twin = _Predicting(real, ahead, 2)
     twin.accept("print('fine')\n", None)
     assert twin.holds()

@@ -26,18 +26,38 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from autodd_lsp.cancel import Cancel
+from autodd_lsp.engine.permits import RunPermits
+from autodd_lsp.engine.slots import JobSlots
+from autodd_lsp.engine.verdict import CANCELLED, Verdict
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import source_bytes
 from autodd_lsp.oracle.same import StatementsOf
 
-if TYPE_CHECKING:
-    from autodd_lsp.engine.candidates import CandidateTester, Verdict
-    from autodd_lsp.engine.slots import JobSlots
-
 POLL = 0.01  # seconds between looks at a waiting search's cancel flag
+
+
+class Counted(Protocol):
+    stale: int
+
+
+class Tester(Protocol):
+    """What running ahead needs of the candidate tester (`candidates.CandidateTester`)."""
+
+    @property
+    def counters(self) -> Counted: ...
+
+    @property
+    def permits(self) -> RunPermits: ...
+
+    def smaller(self, text: str) -> bool: ...
+
+    def verdict(self, digest: bytes) -> bool | None: ...
+
+    def decide(self, text: str, data: bytes, cancel: Cancel, statements_of: StatementsOf | None,
+               ahead_path: str | None = None) -> Verdict: ...
 
 
 @dataclass
@@ -53,7 +73,7 @@ class _Run:
 
 
 class Ahead:
-    def __init__(self, tester: CandidateTester, slots: JobSlots, jobs: int) -> None:
+    def __init__(self, tester: Tester, slots: JobSlots, jobs: int) -> None:
         self._tester, self._slots, self._jobs = tester, slots, jobs
         self._paths: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._made = 0
@@ -91,8 +111,6 @@ class Ahead:
         """The verdict on the text of `digest` run ahead, waited for while it runs; None: it was not
         run ahead (or its run was cancelled): the search runs it. A search's candidate cancelled
         while it waits gets a cancelled verdict (the run ahead goes on for a later one)."""
-        from autodd_lsp.engine.candidates import CANCELLED
-
         with self._lock:
             run = self._runs.get(digest)
             if run is None:
@@ -200,8 +218,6 @@ class Ahead:
 
     def _run(self, digest: bytes, run: _Run, path: str) -> None:
         """Run one text ahead at `path`, holding the permit `_dispatch` took, given back at the end."""
-        from autodd_lsp.engine.candidates import CANCELLED
-
         verdict = CANCELLED
         try:
             with self._tester.permits.held():

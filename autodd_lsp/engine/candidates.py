@@ -48,7 +48,13 @@ from autodd_lsp.engine.judge import Judge
 from autodd_lsp.engine.operand_probe import split_markers
 from autodd_lsp.engine.permits import RunPermits
 from autodd_lsp.engine.slots import JobSlots
-from autodd_lsp.engine.verdict import ONE_RUN, run_until_decided
+from autodd_lsp.engine.verdict import (
+    CANCELLED,
+    ONE_RUN,
+    UNPARSABLE,
+    Verdict,
+    run_until_decided,
+)
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
@@ -413,21 +419,6 @@ class CandidateTester:
                 if decision and not cancel.is_set():  # a stale candidate's later ones are stale already
                     self._cancel_later_than(cancel)
                 return Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a candidate's runs decided."""
-
-    decision: bool | None  # None: cancelled
-    runs: int
-    last: RunResult | None
-    oracle_rejected: bool  # the runs did not fail the same way (not the frozen probe)
-    unparsable: bool = False  # rejected without a run: it does not compile, or breaks frozen code
-
-
-UNPARSABLE = Verdict(False, 0, None, oracle_rejected=False, unparsable=True)
-CANCELLED = Verdict(None, 0, None, oracle_rejected=False)
 
 
 def _mark_started(cancel: Cancel) -> None:

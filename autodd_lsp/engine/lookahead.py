@@ -57,7 +57,7 @@ class Lookahead:
         self._ahead = tester.ahead = Ahead(tester, slots, tester.jobs)
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="autodd-twin")  # the twin's search (jobs 1)
         self._host: _Predicting | None = None
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []  # the twins started (each ends once stopped)
         self.failed = ""  # what ended the last twin that failed (a prediction only: kept for tests)
 
     def ahead(self, fixpoint: Fixpoint, cursor: Cursor) -> None:
@@ -71,8 +71,9 @@ class Lookahead:
         self._ahead.drop()
         host = self._host = _Predicting(fixpoint.host, self._ahead, self._tester.jobs)
         twin = fixpoint.twin(host)
-        self._thread = threading.Thread(target=self._predict, args=(twin, cursor), name="autodd-twin", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._predict, args=(twin, cursor), name="autodd-twin", daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
 
     def _predict(self, twin: Fixpoint, cursor: Cursor) -> None:
         try:
@@ -90,21 +91,22 @@ class Lookahead:
             self._ahead.drop()
 
     def stop(self) -> None:
-        """The cycles are over: nothing more is asked for, and what was asked for is dropped."""
-        self._end_twin()
-
-    def close(self) -> None:
-        self._end_twin()
-        self._pool.shutdown(wait=True)
-        self._ahead.close()
-
-    def _end_twin(self) -> None:
+        """The cycles are over: nothing more is asked for, and what was asked for is dropped
+        (the twin ends on its own, soon: its searches see they are interrupted)."""
         if self._host is not None:
             self._host.stopped = True
         self._ahead.drop()
-        if self._thread is not None:
-            self._thread.join()
-        self._host = self._thread = None
+
+    def close(self, wait: bool = True) -> None:
+        """Nothing more runs ahead: what runs is cancelled and waited for; with `wait`, the twins'
+        threads are waited for too (after the recorder stopped: a twin may be in a recording run)."""
+        self.stop()
+        self._ahead.close()
+        if wait:
+            for thread in self._threads:
+                thread.join()
+            self._threads.clear()
+            self._pool.shutdown(wait=True)
 
 
 class _Predicting:

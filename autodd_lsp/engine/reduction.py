@@ -115,7 +115,7 @@ class Reduction:
                 session.recorder.start(slots, self.cancelled)
                 user_line = checks.observation.line if checks.observation else ""
                 self._reduce(session, pool, slots)
-                session.close()
+                session.close(wait=False)  # before the backend closes
                 self._offers.close()
             backend.close()  # free the warm servers before the standalone check
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
@@ -129,12 +129,13 @@ class Reduction:
             self._reporter.emit(Failed(reason))
             raise UsageError(reason) from None
         finally:
-            session.close()
+            session.close(wait=False)
             self._offers.close()
             backend.close()
             if passing is not None:
                 passing.close()
             session.recorder.stop()
+            session.close()
             slots.remove()
         summary = Summary(
             original, size_of(self.best_text), self.best_text, self._reporter.stats(), self.cancelled, verified,

@@ -191,10 +191,11 @@ class Session:
         self.reporter.notice("the text you gave fails the same way: the reduction goes on from it")
         return True
 
-    def close(self) -> None:
-        """Nothing more runs ahead (at the end of the reduction, whatever way it ends)."""
+    def close(self, wait: bool = True) -> None:
+        """Nothing more runs ahead (at the end of the reduction, whatever way it ends); `wait`:
+        for the twin's thread too (once the recorder stopped: `Lookahead.close`)."""
         if self.lookahead is not None:
-            self.lookahead.close()
+            self.lookahead.close(wait)
 
     # -- a person's text -------------------------------------------------------
     def judged(self, tester: CandidateTester, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:

@@ -120,3 +120,18 @@ def _decided(results: Iterator[RunResult], shows_failure: Callable[[RunResult], 
         if decision is not None:
             return Decided(decision, failures, runs, result)
     raise AssertionError("the stopping rule asked for more runs than `most`")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a candidate's runs decided."""
+
+    decision: bool | None  # None: cancelled
+    runs: int
+    last: RunResult | None
+    oracle_rejected: bool  # the runs did not fail the same way (not the frozen probe)
+    unparsable: bool = False  # rejected without a run: it does not compile, or breaks frozen code
+
+
+UNPARSABLE = Verdict(False, 0, None, oracle_rejected=False, unparsable=True)
+CANCELLED = Verdict(None, 0, None, oracle_rejected=False)
