@@ -38,6 +38,7 @@ class ValueRecorder:
         self._cancel = CancelEvent()
         self._thread: threading.Thread | None = None
         self._path: str | None = None  # where the recording run's program is written
+        self._one_at_a_time = threading.Lock()  # recordings share that path and their records' file
 
     def start(self, slots: JobSlots, cancelled: bool) -> None:
         """Record in the background when it helps; otherwise the passes go on without values at once."""
@@ -124,14 +125,15 @@ class ValueRecorder:
         """One recording run of `text`: its records if it failed as the original does, and
         whether it was cancelled."""
         checks = self._checks
-        if self._path is None:  # one program path for every recording of the run (a restart reuses it)
-            self._path = slots.side_path("values")
-        watch = checks.tester.watch
-        with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files
-            values, result = record_values(
-                text, self._path, slots.scratch_path("values.json"), self._launcher,
-                timeout=checks.record_timeout, cancel=self._cancel,
-            )
+        with self._one_at_a_time:  # the best's own run (a twin's too, lookahead.py) and a restarted recording
+            if self._path is None:  # one program path for every recording of the run (a restart reuses it)
+                self._path = slots.side_path("values")
+            watch = checks.tester.watch
+            with watch.run() if watch is not None else contextlib.nullcontext():  # no candidate sees its files
+                values, result = record_values(
+                    text, self._path, slots.scratch_path("values.json"), self._launcher,
+                    timeout=checks.record_timeout, cancel=self._cancel,
+                )
         result = slots.unmasked(result)
         seen = checks.observe(result.output, text)
         original = checks.observation
