@@ -8,7 +8,8 @@ are not the limit) with the runner backend at each -j, then with
 head's included) that this script starts and shuts down. For each run:
 wall time, speed-up over -j 1, candidates run, candidates wasted (the
 summary's "started and discarded as stale": runs begun, then thrown away
-because an earlier candidate was accepted), and whether the output is
+because an earlier candidate was accepted, or run ahead for a step that did
+not come), and whether the output is
 byte-identical to -j 1's. The Ray row says "not available" when this
 checkout's engine offers no "ray" backend or Ray is not installed.
 

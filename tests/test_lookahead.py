@@ -182,27 +182,51 @@ class RealBest:
 def test_a_prediction_holds_while_the_real_best_follows_it(tester):
     from autodd_lsp.engine.lookahead import _Predicting
 
-    tester, ahead, backend = tester
+    tester, ahead, _ = tester
     real: Any = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
-    twin = _Predicting(real, ahead, 2)
+    twin = _Predicting(real, ahead, 2, [real.best], None)
     assert twin.holds()
     assert not twin.test("y = 2\nraise ValueError('boom')\n", threading.Event())  # not expected: refused
     assert twin.test("raise ValueError('boom')\n", threading.Event(), expected=True)  # expected: accepted
     twin.accept("raise ValueError('boom')\n", None)
     assert twin.best_so_far() == "raise ValueError('boom')\n" and twin.holds()
     real.best = "".join(["raise ValueError(", "'boom')\n"])  # the search accepted it too: an equal text
+    twin.real_accepted()
     assert twin.holds()
-    real.best = "y = 2\nraise ValueError('boom')\n"  # accepted what the twin did not predict
-    assert not twin.holds() and twin.stopped
+    # another twin predicts the same, and the search accepts another text first
+    real.best = "x = 1\ny = 2\nraise ValueError('boom')\n"
+    other = _Predicting(real, ahead, 2, [real.best], None)
+    other.accept("raise ValueError('boom')\n", None)
+    real.best = "y = 2\nraise ValueError('boom')\n"
+    other.real_accepted()
+    assert not other.holds() and other.stopped and other.wrong
+
+
+@pytest.mark.slow
+def test_a_twin_replays_the_verdicts_a_search_has_given(tester):
+    """Started behind the real best, a twin takes the verdicts the searches gave, and holds while it catches up."""
+    from autodd_lsp.engine.lookahead import _Predicting
+
+    tester, ahead, _ = tester
+    start, accepted = "x = 1\nraise ValueError('boom')\n", "raise ValueError('boom')\n"
+    assert tester.test(accepted, tester.new_cancel_event())  # a search accepted it
+    assert not tester.test("x = 1\n", tester.new_cancel_event())  # and refused this one
+    real: Any = RealBest(accepted)
+    twin = _Predicting(real, ahead, 2, [start, accepted], None)
+    assert twin.holds()  # behind: replaying
+    assert not twin.test("x = 1\n", threading.Event(), expected=True)  # known refused, whatever it expects
+    assert twin.test(accepted, threading.Event())  # known accepted, though not expected
+    twin.accept(accepted, None)
+    assert twin.holds() and not twin.wrong
 
 
 @pytest.mark.slow
 def test_a_prediction_ends_when_the_text_it_expected_accepted_is_refused(tester):
     from autodd_lsp.engine.lookahead import _Predicting
 
-    tester, ahead, backend = tester
+    tester, ahead, _ = tester
     real: Any = RealBest("x = 1\nprint('fine')\n")
-    twin = _Predicting(real, ahead, 2)
+    twin = _Predicting(real, ahead, 2, [real.best], None)
     twin.accept("print('fine')\n", None)
     assert twin.holds()
     assert not tester.test("print('fine')\n", tester.new_cancel_event())  # a search refuses it

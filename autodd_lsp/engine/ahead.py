@@ -88,6 +88,10 @@ class Ahead:
         self._thread = threading.Thread(target=self._dispatch, name="autodd-ahead", daemon=True)
         self._thread.start()
 
+    def idle(self) -> bool:
+        """Whether a run permit is idle (free, no search's candidate waiting for one)."""
+        return self._tester.permits.idle()
+
     def pending(self) -> int:
         """How many texts asked for have not started yet."""
         with self._lock:
@@ -129,14 +133,15 @@ class Ahead:
         verdict = run.verdict
         return None if verdict is None or verdict.decision is None else verdict
 
-    def refused(self, text: str) -> bool:
-        """Whether `text` is known refused: run ahead, or by a search (the cache)."""
+    def verdict_of(self, text: str) -> bool | None:
+        """The verdict on `text` if known: a search's (the cache), or a run ahead's; else None."""
         digest = hashlib.blake2b(source_bytes(text), digest_size=16).digest()
+        known = self._tester.verdict(digest)
+        if known is not None:
+            return known
         with self._lock:
             run = self._runs.get(digest)
-            if run is not None and run.verdict is not None:
-                return run.verdict.decision is False
-        return self._tester.verdict(digest) is False
+            return run.verdict.decision if run is not None and run.verdict is not None else None
 
     @contextmanager
     def in_search(self, digest: bytes) -> Iterator[None]:

@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.ahead import POLL, Ahead
-from autodd_lsp.engine.candidates import CandidateTester
+from autodd_lsp.engine.candidates import BestOrder, CandidateTester
 from autodd_lsp.engine.fixpoint import Cursor, Fixpoint, FixpointHost
 from autodd_lsp.engine.run_map import FailingPath
 from autodd_lsp.engine.slots import JobSlots
@@ -49,6 +49,9 @@ from autodd_lsp.values import RecordedValues, ValueLookup
 # proposes and renders what the fixpoint does) costs more than the runs it overlaps (the quick
 # case, 1 ms a run, went from 1.3 s to 1.7 s at -j 2 with it).
 WORTH_IT = 0.1
+# The most verdicts a new twin would replay (what the searches judged since the last cursor): past
+# it, no twin until the next cursor (a replay proposes and renders each of them again).
+REPLAY_MOST = 200
 
 
 class Lookahead:
@@ -56,45 +59,78 @@ class Lookahead:
         self._tester, self._run_seconds = tester, run_seconds
         self._ahead = tester.ahead = Ahead(tester, slots, tester.jobs)
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="autodd-twin")  # the twin's search (jobs 1)
+        self._lock = threading.RLock()
         self._host: _Predicting | None = None
+        # The fixpoint's state at the last cursor (a copy), the cursor, and the best's shadow then.
+        self._origin: tuple[Fixpoint, Cursor, str | None] | None = None
+        self._judged = 0  # the searches' verdicts when it was taken (a replay from it redoes those)
+        self._stopped = False
         self._threads: list[threading.Thread] = []  # the twins started (each ends once stopped)
         self.failed = ""  # what ended the last twin that failed (a prediction only: kept for tests)
 
     def ahead(self, fixpoint: Fixpoint, cursor: Cursor) -> None:
-        """The fixpoint is at `cursor`: a twin goes on from here, unless the running one still holds."""
+        """The fixpoint is at `cursor`: its state is kept (`_origin`) and a twin goes on from
+        here, unless the running one still holds (it goes on, from the best text now)."""
         if self._tester.rules.rate_test is not None or self._run_seconds() < WORTH_IT:
             return  # an intermittent failure, or runs too quick to be worth it: see the module's docstring
-        if self._host is not None and self._host.holds():
-            return
+        real = fixpoint.host
+        with self._lock:
+            self._stopped = False
+            self._origin, self._judged = (fixpoint.twin(real), cursor, real.shadow()), self._verdicts()
+            host = self._host
+            if host is not None and host.holds() and host.rebase():
+                return
+            self._start([real.best_so_far()])
+
+    def _verdicts(self) -> int:
+        counters = self._tester.counters
+        return counters.candidates_run + counters.cache_hits + counters.rejected_unparsable
+
+    def _start(self, real_bests: list[str]) -> None:
+        """A new twin from `_origin` (the lock held), `real_bests` the real best texts since: it
+        replays what the searches decided since (their verdicts are known), then predicts. Not
+        when that replay would be long."""
         if self._host is not None:
             self._host.stopped = True  # it ends on its own, soon: its searches see they are interrupted
         self._ahead.drop()
-        host = self._host = _Predicting(fixpoint.host, self._ahead, self._tester.jobs)
-        twin = fixpoint.twin(host)
-        thread = threading.Thread(target=self._predict, args=(twin, cursor), name="autodd-twin", daemon=True)
+        self._host = None
+        if self._origin is None or self._stopped or self._verdicts() - self._judged > REPLAY_MOST:
+            return
+        origin, cursor, shadow = self._origin
+        host = self._host = _Predicting(origin.host, self._ahead, self._tester.jobs, real_bests, shadow)
+        thread = threading.Thread(target=self._predict, args=(origin.twin(host), cursor, host),
+                                  name="autodd-twin", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
 
-    def _predict(self, twin: Fixpoint, cursor: Cursor) -> None:
+    def _predict(self, twin: Fixpoint, cursor: Cursor, host: _Predicting) -> None:
         try:
             twin.resume(self._pool, cursor)
         except Exception as error:  # noqa: BLE001 - a prediction only: the searches run what it did not ask for
             self.failed = f"{type(error).__name__}: {error}"
+        with self._lock:
+            if host is self._host and host.wrong:
+                self._start(list(host.real_bests))  # it guessed wrong: again, with what is known now
 
     def accepted(self) -> None:
         """A search accepted a text (the best is that text now): unless the twin predicted it,
-        the prediction went wrong."""
-        host = self._host
-        if host is None or not host.holds():
-            if host is not None:
-                host.stopped = True
-            self._ahead.drop()
+        the prediction went wrong, and a new twin replays from the last cursor."""
+        with self._lock:
+            host = self._host
+            if host is None:
+                return
+            host.real_accepted()
+            if not host.holds() and host.wrong:
+                self._start(list(host.real_bests))
 
     def stop(self) -> None:
         """The cycles are over: nothing more is asked for, and what was asked for is dropped
         (the twin ends on its own, soon: its searches see they are interrupted)."""
-        if self._host is not None:
-            self._host.stopped = True
+        with self._lock:
+            self._stopped = True
+            if self._host is not None:
+                self._host.stopped = True
+            self._host = self._origin = None
         self._ahead.drop()
 
     def close(self, wait: bool = True) -> None:
@@ -103,54 +139,78 @@ class Lookahead:
         self.stop()
         self._ahead.close()
         if wait:
-            for thread in self._threads:
+            for thread in list(self._threads):
                 thread.join()
             self._threads.clear()
             self._pool.shutdown(wait=True)
 
 
 class _Predicting:
-    """The twin's host (`fixpoint.FixpointHost`): the real one's reads passed on; every candidate
-    asked to run ahead, and accepted where its search expects it (`PassSearch.expects`),
-    refused otherwise; nothing told or learned. Its best texts are the real best when the twin
-    started, then each text it predicted accepted, in order; the prediction holds while the real
-    best is one of them and no search refused the next one."""
+    """The twin's host (`fixpoint.FixpointHost`): the real one's reads passed on; each candidate
+    judged as a search did where its verdict is known (the cache, a run ahead), else asked to run
+    ahead, and accepted where its search expects it (`PassSearch.expects`), refused otherwise;
+    nothing told or learned. Its best texts start at the real best where the twin started; the
+    prediction holds while they agree with the real ones (`real_bests`: that one, then each text a
+    search accepted) and no search refused the next text it predicted accepted."""
 
     jobs = 1  # proposals one after another: they only ask
 
-    def __init__(self, real: FixpointHost, ahead: Ahead, jobs: int) -> None:
+    def __init__(self, real: FixpointHost, ahead: Ahead, jobs: int, real_bests: list[str], shadow: str | None) -> None:
         self.real, self._ahead, self._jobs = real, ahead, jobs
-        self._bests, self._shadows = [real.best_so_far()], [real.shadow()]
-        self._agreed = 0  # the real best is `_bests[_agreed]`
+        self.real_bests = real_bests
+        self._bests, self._shadows = [real_bests[0]], [shadow]
+        self._order = BestOrder()
+        self._order.set(real_bests[0])
+        self._agreed = 1  # how many of both lists are known equal
         self._lock = threading.Lock()
         self.stopped = False
+        self.wrong = False  # stopped because it guessed wrong (else: told to stop, or nothing to wait for)
+
+    def real_accepted(self) -> None:
+        with self._lock:
+            self.real_bests.append(self.real.best_so_far())
+
+    def rebase(self) -> bool:
+        """Go on from the real best now (a new cursor): what both lists agree on before it goes.
+        False where the twin is behind (still replaying): a new one starts from the cursor."""
+        with self._lock:
+            drop = len(self.real_bests) - 1
+            if len(self._bests) <= drop:
+                return False
+            del self._bests[:drop], self._shadows[:drop], self.real_bests[:drop]
+            self._agreed = 1
+            return True
 
     def holds(self) -> bool:
         """Whether the twin's prediction still holds (see the class docstring)."""
         with self._lock:
             if self.stopped or self.real.interrupted():
                 return False
-            real, bests = self.real.best_so_far(), self._bests
-            if real is not bests[self._agreed]:
-                later = [k for k in range(self._agreed + 1, len(bests)) if len(bests[k]) == len(real) and bests[k] == real]
-                if not later:
-                    self.stopped = True  # a search accepted what the twin did not predict
+            real, bests = self.real_bests, self._bests
+            for k in range(self._agreed, min(len(real), len(bests))):
+                if real[k] is not bests[k] and real[k] != bests[k]:
+                    self.stopped = self.wrong = True  # a search accepted what the twin did not predict
                     return False
-                self._agreed = later[0]
-                bests[self._agreed] = real  # the same text: the next look is by identity
-            following = self._agreed + 1
-            if following < len(bests) and self._ahead.refused(bests[following]):
-                self.stopped = True  # what the twin predicted accepted next was refused
+            self._agreed = max(self._agreed, min(len(real), len(bests)))
+            if len(bests) > len(real) and self._ahead.verdict_of(bests[len(real)]) is False:
+                self.stopped = self.wrong = True  # what the twin predicted accepted next was refused
                 return False
             return True
 
     # -- the search's host ------------------------------------------------------
     def test(self, text: str, cancel: Cancel, statements_of: StatementsOf | None = None,
              on_rejected: Callable[[RunResult], None] | None = None, expected: bool = False) -> bool:
-        while self.holds() and self._ahead.pending() >= self._jobs:
+        # Only while a job is idle: when the searches use them all, the twin's work (its
+        # proposals, its replay) would only take the engine's time.
+        while self.holds() and (self._ahead.pending() >= self._jobs or not self._ahead.idle()):
             threading.Event().wait(POLL * 2)
         if not self.holds():
             return False
+        if not self._order.smaller(text):
+            return False  # as a search would refuse it
+        known = self._ahead.verdict_of(text)
+        if known is not None:
+            return known  # a search judged it (the twin replays), or it ran ahead
         self._ahead.request(text, statements_of)
         return expected
 
@@ -176,6 +236,7 @@ class _Predicting:
         with self._lock:
             self._bests.append(text)
             self._shadows.append(shadow)
+        self._order.set(text)
 
     def show_smaller(self, text: str) -> None:
         pass

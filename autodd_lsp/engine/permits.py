@@ -54,6 +54,11 @@ class RunPermits:
         finally:
             self.give_back()
 
+    def idle(self) -> bool:
+        """Whether a permit is free and nobody waits for one."""
+        with self._changed:
+            return bool(self._free and not self._waiting)
+
     def take_idle(self, timeout: float) -> bool:
         """Take a permit nobody waits for, waiting up to `timeout` for one; whether taken."""
         with self._changed:
