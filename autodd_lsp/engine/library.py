@@ -28,13 +28,14 @@ that does not parse, or whose freeze annotations do not pair up, raises
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidates import BestOrder
 from autodd_lsp.engine.compiler import CandidateCompiler
 from autodd_lsp.engine.fixpoint import Fixpoint
+from autodd_lsp.engine.pass_search import PlainCancels
 from autodd_lsp.engine.protection import frozen_fingerprint, frozen_spans
 from autodd_lsp.engine.run_map import FailingPath
 from autodd_lsp.engine.texts import parse_program
@@ -59,7 +60,7 @@ def minimize(source: str, check: Callable[[str], bool]) -> str:
     return host.best
 
 
-class _PredicateHost:
+class _PredicateHost(PlainCancels):
     """The fixpoint's host (`fixpoint.FixpointHost`) for a predicate: candidates judged by `check`,
     one at a time; nothing to wait for, no person in the loop, no origins kept."""
 
@@ -88,15 +89,6 @@ class _PredicateHost:
                     not self._frozen or frozen_fingerprint(text) == self._frozen)
                 known = self._verdicts[text] = well_formed and bool(self._check(text))
             return known
-
-    def new_cancel_event(self) -> Cancel:
-        return threading.Event()
-
-    def new_chain(self) -> Callable[[], Cancel]:
-        return threading.Event
-
-    def discarded(self, events: Iterable[Cancel]) -> None:
-        pass
 
     def shadow(self) -> str | None:
         return None  # no origins: nothing here asks where a line came from

@@ -29,13 +29,14 @@ runs, and one run ahead is as costly as one asked for); the library has none
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.ahead import POLL, Ahead
 from autodd_lsp.engine.candidates import BestOrder, CandidateTester
 from autodd_lsp.engine.fixpoint import Cursor, Fixpoint, FixpointHost
+from autodd_lsp.engine.pass_search import PlainCancels
 from autodd_lsp.engine.run_map import FailingPath
 from autodd_lsp.engine.slots import JobSlots
 from autodd_lsp.execution import RunResult
@@ -145,7 +146,7 @@ class Lookahead:
             self._pool.shutdown(wait=True)
 
 
-class _Predicting:
+class _Predicting(PlainCancels):
     """The twin's host (`fixpoint.FixpointHost`): the real one's reads passed on; each candidate
     judged as a search did where its verdict is known (the cache, a run ahead), else asked to run
     ahead, and accepted where its search expects it (`PassSearch.expects`), refused otherwise;
@@ -213,15 +214,6 @@ class _Predicting:
             return known  # a search judged it (the twin replays), or it ran ahead
         self._ahead.request(text, statements_of)
         return expected
-
-    def new_cancel_event(self) -> Cancel:
-        return threading.Event()
-
-    def new_chain(self) -> Callable[[], Cancel]:
-        return threading.Event
-
-    def discarded(self, events: Iterable[Cancel]) -> None:
-        pass
 
     def shadow(self) -> str | None:
         return self._shadows[-1]

@@ -18,6 +18,7 @@ text of what it applied so far.
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
@@ -81,6 +82,20 @@ class SearchHost(Protocol):
         ...
 
     def tick(self) -> None: ...
+
+
+class PlainCancels:
+    """Cancel flags for a host whose candidates cancel nothing by their verdicts (the library's,
+    the lookahead's twin): plain events, and nothing counted when a search throws them away."""
+
+    def new_cancel_event(self) -> Cancel:
+        return threading.Event()
+
+    def new_chain(self) -> Callable[[], Cancel]:
+        return threading.Event
+
+    def discarded(self, events: Iterable[Cancel]) -> None:
+        pass
 
 
 class PassSearch:
