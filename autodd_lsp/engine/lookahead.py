@@ -5,20 +5,29 @@ last one left. Most searches end in a round or two, and in their last round
 most of the N jobs are idle; a cycle that changes little (the cycle that
 confirms above all) is a long row of such searches, each refusing what it
 tries. So at the start of each level of a pass the fixpoint hands its state
-to `Lookahead.ahead`. A twin of it (`Fixpoint.twin`) goes on from there in a
-thread of its own, on a host (`_Predicting`) that refuses every candidate and
-asks for its text to run ahead (`ahead.py`): the twin proposes, in order, what
-the fixpoint will propose if no search accepts anything more. A search that
-later proposes such a text takes its verdict instead of running it. Verdicts,
-and so decisions, are the ones -j 1 gets; only the time changes.
+to `Lookahead.ahead`, which keeps a copy of it (`Fixpoint.twin`). A twin made
+from that copy goes on from there (`Fixpoint.resume`) in a thread of its own,
+on a host (`_Predicting`) that answers each candidate itself: with the verdict
+a search gave, where one is known (the cache, or a run ahead); else it asks
+for the text to run ahead (`ahead.py`) and guesses: accepted where the search
+expects it (`PassSearch.expects`), refused otherwise. So the twin proposes, in
+order, what the fixpoint will propose if the searches decide as it guessed. A
+search that later proposes such a text takes its verdict instead of running
+it: verdicts, and so decisions, are the ones -j 1 gets; only the time changes.
 
-The prediction holds while the best text stays the one the twin started from:
-an acceptance (`accepted`) stops the twin and drops what it asked for (what
-runs is cancelled), and a new twin starts at the fixpoint's next level. The
-twin asks for at most `jobs` texts not yet started, so it stays only a little
-ahead of the runs. What it cannot know it leaves out: a pass that would wait
-for the original's values ends the twin. It is a prediction only: a twin that
-fails stops, and the searches run their candidates themselves.
+The twin's best texts start at the real best of its cursor; the prediction
+holds while they agree with the texts the searches accepted since, and the
+next one it took as accepted was not refused. When a guess goes wrong, what it
+asked for is dropped (what runs is cancelled) and a new twin starts from the
+same copy: it replays what the searches decided since (known verdicts, nothing
+runs), then guesses on (not when the replay would be longer than
+`REPLAY_MOST` verdicts: the next cursor starts one then). A twin still right
+at the next cursor goes on. A twin works only while a run permit is idle and
+asks for at most `jobs` texts not yet started, so it stays a little ahead of
+the runs and never takes the engine's time when the searches use every job.
+What it cannot know it leaves out: a pass that would wait for the original's
+values ends the twin. It is a prediction only: a twin that fails stops, and
+the searches run their candidates themselves.
 
 On from -j 2, where the original's run takes at least `WORTH_IT` seconds, for
 failures that are not intermittent (a verdict there is a decision over several
@@ -121,8 +130,12 @@ class Lookahead:
             if host is None:
                 return
             host.real_accepted()
-            if not host.holds() and host.wrong:
+            if host.holds():
+                return
+            if host.wrong:
                 self._start(list(host.real_bests))
+            else:
+                self._ahead.drop()  # it had stopped: what it asked for came from a best that is gone
 
     def stop(self) -> None:
         """The cycles are over: nothing more is asked for, and what was asked for is dropped
