@@ -122,7 +122,8 @@ class Summary:
             f"{o.nodes} -> {counted(f.nodes, 'AST node')} "
             + change
             + f"{counted(s.candidates_run, 'candidate')} run{run_count}, "
-            f"{counted(s.cache_hits, 'cache hit')}, {s.rejected_unparsable} rejected without running, "
+            + (f"{s.ahead} of them ahead of their search, " if s.ahead else "")
+            + f"{counted(s.cache_hits, 'cache hit')}, {s.rejected_unparsable} rejected without running, "
             + (f"{s.stale} started and discarded as stale, " if s.stale else "")
             + f"{s.elapsed:.1f} s; {check}" + (f" (rule: {self.rule})." if self.rule else ".")
         )
