@@ -18,7 +18,6 @@ stale (`Counters.stale`: started, then discarded), as a search's are.
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 from collections import Counter, deque
@@ -31,7 +30,7 @@ from typing import Protocol
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.permits import RunPermits
 from autodd_lsp.engine.slots import JobSlots
-from autodd_lsp.engine.verdict import CANCELLED, Verdict
+from autodd_lsp.engine.verdict import CANCELLED, Verdict, text_key
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.files import source_bytes
 from autodd_lsp.oracle.same import StatementsOf
@@ -103,7 +102,7 @@ class Ahead:
         if not self._tester.smaller(text):
             return
         data = source_bytes(text)
-        digest = hashlib.blake2b(data, digest_size=16).digest()
+        digest = text_key(data)
         with self._lock:
             if self._closed or digest in self._runs or self._searching[digest] or self._tester.verdict(digest) is not None:
                 return
@@ -135,7 +134,7 @@ class Ahead:
 
     def verdict_of(self, text: str) -> bool | None:
         """The verdict on `text` if known: a search's (the cache), or a run ahead's; else None."""
-        digest = hashlib.blake2b(source_bytes(text), digest_size=16).digest()
+        digest = text_key(source_bytes(text))
         known = self._tester.verdict(digest)
         if known is not None:
             return known
@@ -165,7 +164,7 @@ class Ahead:
                 if self._runs.get(digest) is run:
                     del self._runs[digest]
             self._waiting.clear()
-            running = [run for run in self._runs.values() if run.started and not run.wanted and not run.done.is_set()]
+            running = self._unwanted()
         for run in running:
             run.cancel.set()
 
@@ -173,16 +172,18 @@ class Ahead:
         """A search's candidate finds no run permit free: the latest run ahead that no search
         waits for is cancelled (stale), and its permit goes to that candidate."""
         with self._lock:
-            running = [run for run in self._runs.values() if run.started and not run.wanted and not run.done.is_set()]
+            running = self._unwanted()
         if running:
             running[-1].cancel.set()
+
+    def _unwanted(self) -> list[_Run]:
+        """The runs ahead under way that no search waits for, oldest first (the lock held)."""
+        return [run for run in self._runs.values() if run.started and not run.wanted and not run.done.is_set()]
 
     def forget(self) -> None:
         """Drop everything, verdicts too (they were judged by rules that changed)."""
         self.drop()
-        with self._lock:
-            self._count_untaken()
-            self._runs.clear()
+        self._discard_verdicts()
 
     def close(self) -> None:
         """Stop: what waits or runs is cancelled, and waited for."""
@@ -192,13 +193,14 @@ class Ahead:
         self.drop()
         self._thread.join()
         self._pool.shutdown(wait=True)
-        with self._lock:
-            self._count_untaken()
-            self._runs.clear()
+        self._discard_verdicts()
 
-    def _count_untaken(self) -> None:
-        untaken = sum(1 for run in self._runs.values() if run.verdict is not None and not run.verdict.unparsable)
-        self._tester.counters.stale += untaken
+    def _discard_verdicts(self) -> None:
+        """Forget every run ahead; those that ran and were never taken count as stale."""
+        with self._lock:
+            untaken = sum(1 for run in self._runs.values() if run.verdict is not None and not run.verdict.unparsable)
+            self._tester.counters.stale += untaken
+            self._runs.clear()
 
     def _dispatch(self) -> None:
         """Start the texts asked for, in order, each when a run permit is idle."""

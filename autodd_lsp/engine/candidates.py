@@ -30,7 +30,6 @@ candidate is then run probed in the same slot (`frozen_probe.py`).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import threading
 import weakref
@@ -54,6 +53,7 @@ from autodd_lsp.engine.verdict import (
     UNPARSABLE,
     Verdict,
     run_until_decided,
+    text_key,
 )
 from autodd_lsp.execution import Backend, CancelEvent, RunResult
 from autodd_lsp.files import overwrite, source_bytes
@@ -312,7 +312,7 @@ class CandidateTester:
         if not self._best.smaller(text):
             return False  # no progress (often: the edits were moot)
         data = source_bytes(text)  # hashed for the cache, then written
-        digest = hashlib.blake2b(data, digest_size=16).digest()
+        digest = text_key(data)
         with self._lock:
             known = self._verdicts.get(digest)
             if known is not None:

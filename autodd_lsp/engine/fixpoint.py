@@ -100,7 +100,8 @@ class FixpointHost(SearchHost, Protocol):
 
     def best_run_map(self, text: str) -> ValueLookup | None:
         """One recording run of `text` (the best): which of its statements ran, by its own offsets
-        (`best_run.py`); None: none (no recording, or it did not fail as the original does)."""
+        (`best_run.py`); None: none (no recording, or it did not fail as the original does). Asked
+        again for the same text, the same answer without another run."""
         ...
 
     def values_now(self, reduction_pass: ReductionPass) -> tuple[bool, RecordedValues | None]:
@@ -150,7 +151,6 @@ class Fixpoint:
         self._defer = True  # removals of what the run read wait for a cycle that confirms (`_later`)
         self._deferred = False  # this cycle left some out
         self._waiting: dict[str, set[tuple]] = {}  # per pass: what the removals this cycle left out do
-        self._best_run: tuple[str, ValueLookup | None] | None = None  # (best text, its own run's map)
         self.lookahead: Lookahead | None = None  # runs the next searches' candidates ahead (`lookahead.py`)
 
     def forget_needed(self) -> None:
@@ -215,7 +215,6 @@ class Fixpoint:
         twin._pass_context, twin._valued_context = self._pass_context, self._valued_context
         twin._defer, twin._deferred = self._defer, self._deferred
         twin._waiting = {name: set(keys) for name, keys in self._waiting.items()}
-        twin._best_run = self._best_run
         return twin
 
     def resume(self, pool: ThreadPoolExecutor, start: Cursor) -> None:
@@ -404,9 +403,7 @@ class Fixpoint:
         (`best_run.py`); its recording is made once per best text, at the cycle that confirms."""
         if not read:
             return set()
-        if self._best_run is None or self._best_run[0] != source.text:
-            self._best_run = (source.text, self.host.best_run_map(source.text))
-        best = self._best_run[1]
+        best = self.host.best_run_map(source.text)  # recorded once per text, by the host
         if best is None:
             return set()
         path = self.host.failing_path()

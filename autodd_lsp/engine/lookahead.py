@@ -66,8 +66,8 @@ REPLAY_MOST = 200
 
 class Lookahead:
     def __init__(self, tester: CandidateTester, slots: JobSlots, run_seconds: Callable[[], float]) -> None:
-        self._tester, self._run_seconds = tester, run_seconds
-        self._ahead = tester.ahead = Ahead(tester, slots, tester.jobs)
+        self._tester, self._slots, self._run_seconds = tester, slots, run_seconds
+        self._ahead: Ahead | None = None  # made when a twin first starts: until then no run goes ahead
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="autodd-twin")  # the twin's search (jobs 1)
         self._lock = threading.RLock()
         self._host: _Predicting | None = None
@@ -85,6 +85,8 @@ class Lookahead:
             return  # an intermittent failure, or runs too quick to be worth it: see the module's docstring
         real = fixpoint.host
         with self._lock:
+            if self._ahead is None:
+                self._ahead = self._tester.ahead = Ahead(self._tester, self._slots, self._tester.jobs)
             self._stopped = False
             self._origin, self._judged = (fixpoint.twin(real), cursor, real.shadow()), self._verdicts()
             host = self._host
@@ -100,14 +102,16 @@ class Lookahead:
         """A new twin from `_origin` (the lock held), `real_bests` the real best texts since: it
         replays what the searches decided since (their verdicts are known), then predicts. Not
         when that replay would be long."""
+        ahead = self._ahead
+        assert ahead is not None  # made by `ahead`, the only way here
         if self._host is not None:
             self._host.stopped = True  # it ends on its own, soon: its searches see they are interrupted
-        self._ahead.drop()
+        ahead.drop()
         self._host = None
         if self._origin is None or self._stopped or self._verdicts() - self._judged > REPLAY_MOST:
             return
         origin, cursor, shadow = self._origin
-        host = self._host = _Predicting(origin.host, self._ahead, self._tester.jobs, real_bests, shadow)
+        host = self._host = _Predicting(origin.host, ahead, self._tester.jobs, real_bests, shadow)
         thread = threading.Thread(target=self._predict, args=(origin.twin(host), cursor, host),
                                   name="autodd-twin", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
@@ -134,7 +138,7 @@ class Lookahead:
                 return
             if host.wrong:
                 self._start(list(host.real_bests))
-            else:
+            elif self._ahead is not None:
                 self._ahead.drop()  # it had stopped: what it asked for came from a best that is gone
 
     def stop(self) -> None:
@@ -145,13 +149,15 @@ class Lookahead:
             if self._host is not None:
                 self._host.stopped = True
             self._host = self._origin = None
-        self._ahead.drop()
+        if self._ahead is not None:
+            self._ahead.drop()
 
     def close(self, wait: bool = True) -> None:
         """Nothing more runs ahead: what runs is cancelled and waited for; with `wait`, the twins'
         threads are waited for too (after the recorder stopped: a twin may be in a recording run)."""
         self.stop()
-        self._ahead.close()
+        if self._ahead is not None:
+            self._ahead.close()
         if wait:
             for thread in list(self._threads):
                 thread.join()

@@ -143,8 +143,9 @@ class Session:
     def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
         """The pass under way, told; a pass that uses the original's values, or its run map, waits for them."""
         self.reporter.current_pass = reduction_pass.name
-        while not self.values_now(reduction_pass)[0] and not self.recorder.done.wait(0.1) and not self.cancelled:
-            self.reporter.tick()
+        if not self.values_now(reduction_pass)[0]:
+            while not self.recorder.done.wait(0.1) and not self.cancelled:
+                self.reporter.tick()
         self.reporter.report_degraded(self.tester.backend.degraded)
         self.reporter.emit(PassStarted(reduction_pass.name, self.reporter.stats()))
         return self.recorder.values

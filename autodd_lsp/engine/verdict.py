@@ -20,6 +20,7 @@ person's text, which brings its own frozen regions).
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -135,3 +136,9 @@ class Verdict:
 
 UNPARSABLE = Verdict(False, 0, None, oracle_rejected=False, unparsable=True)
 CANCELLED = Verdict(None, 0, None, oracle_rejected=False)
+
+
+def text_key(data: bytes) -> bytes:
+    """The key a candidate's verdict is known by: a hash of its text's bytes (a verdict depends on
+    the text alone: the tester's cache and the runs ahead, `ahead.py`, both go by it)."""
+    return hashlib.blake2b(data, digest_size=16).digest()
