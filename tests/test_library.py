@@ -118,6 +118,18 @@ def test_passes_that_simplify_expressions_run_on_a_plain_predicate():
     assert len(result) < len(program) / 2
 
 
+def test_a_returned_tuple_shrinks_with_the_calls_that_keep_it_whole():
+    """The tuple's own rule keeps `return Fraction(...), words[2], len(words)` whole; the paired
+    pass drops what nothing takes apart (without it the result kept `, words, words`)."""
+    program = ("from fractions import Fraction\n\n\ndef parse(line):\n    words = line.split()\n"
+               "    return Fraction(' '.join(words[:2])), words[2], len(words)\n\n\n"
+               "amounts = [parse(line) for line in ['2 cup flour', '1 1/2 tsp salt']]\n"
+               "word, size = 'cup', 4\nprint(amounts, word)\n")
+    result = minimize(program, raises("Invalid literal"))
+    assert raises("Invalid literal")(result)
+    assert "return Fraction(" in result and "words" not in result and "size" not in result
+
+
 def test_bad_input_is_refused_with_one_line():
     with pytest.raises(UsageError, match="syntax error"):
         minimize("def (:\n", lambda text: True)
@@ -136,7 +148,7 @@ def test_every_pass_has_its_own_order_and_they_run_as_they_always_did():
         "remove parameters with their arguments",
         "inline functions called once", "replace expressions by a part", "inline variables",
         "replace expressions by a constant",
-        "shrink literals", "remove list elements",
+        "shrink literals", "remove list elements", "remove paired tuple elements",
         "drop dead elif clauses", "remove unused imports", "remove stale comments", "tidy blank lines",
         "drop redundant parentheses",
         "format touched statements",

@@ -362,6 +362,22 @@ def test_a_tuple_keeps_its_elements():
     assert not any(tuple_ in r for r in results for tuple_ in shorter)
 
 
+def test_paired_tuple_elements_go_from_both_sides_of_an_unpacking():
+    """`i, word = 2, 'tsp'` loses an element from both sides; a function's returned tuples lose one
+    with every target its calls are unpacked into, where no call takes the tuple apart otherwise."""
+    text = ("i, word = 2, 'tsp'\nx, y = pair\n"
+            "def parse(line):\n    if line:\n        return line, 'cup'\n    return (0, ' ')\n"
+            "qty, unit = parse(a)\nrows = [parse(b) for b in bs]\n"
+            "def split(s):\n    return s, 1\nhead, rest = split(a)\nwhole = split(b)\n")
+    results = single_edit_results("remove paired tuple elements", text)
+    assert text.replace("i, word = 2, 'tsp'", "i = 2") in results
+    assert text.replace("i, word = 2, 'tsp'", "word = 'tsp'") in results
+    assert text.replace("line, 'cup'", "line").replace("(0, ' ')", "(0)").replace("qty, unit", "qty") in results
+    assert text.replace("line, 'cup'", "'cup'").replace("(0, ' ')", "(' ')").replace("qty, unit", "unit") in results
+    assert len(results) == 4  # not `x, y = pair` (its value is not written out), nor `split` (`whole` keeps it)
+    assert all(compiles(r) for r in results)
+
+
 def test_a_branch_the_run_never_took_is_not_put_in_its_headers_place():
     """`if rows:` ran and took its body, never its `else`; the loop ran over nothing; the
     handler never caught anything: their never-run parts are not hoisted (code the program

@@ -25,6 +25,7 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     stale_comments,
     statements,
     tidy,
+    unpacking,
     variables,
 )
 from autodd_lsp.passes.base import (
