@@ -157,6 +157,36 @@ def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signu
 
 
 @pytest.mark.slow
+def test_a_second_reduction_in_the_same_folder_is_refused_and_nothing_is_lost(program, tmp_path):
+    """Each reduction removes what a run creates in its folders (engine/clean_runs.py): a second one
+    there would remove the first's result, and the first the second's. The second is refused with one
+    line and writes nothing; the first goes on, and its result stays."""
+    src, other = program("slow.py", SLOW), program("other.py", SLOW)
+    out = tmp_path / "out.py"
+    private = tmp_path / "private-tmp"
+    private.mkdir()
+    env = dict(os.environ, TMPDIR=str(private))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", SLOW_SENTINEL, "-o", str(out)],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        before = read_until(proc.stderr, "autodd: smaller:")  # the first has written its result
+        done = autodd(other, "--err-msg", SLOW_SENTINEL, "-o", tmp_path / "other.min.py", env=env)
+        assert_one_line_error(done, 2, f"another AutoDD reduction is running in {tmp_path}")
+        assert out.exists() and not (tmp_path / "other.min.py").exists()
+        assert other.read_text() == SLOW
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, before + err
+    assert SLOW_SENTINEL in run_standalone(out)
+    assert leftover_processes(str(private)) == []
+    assert list(private.iterdir()) == []
+
+
+@pytest.mark.slow
 def test_without_err_msg_it_suggests_the_failure(program):
     src = program("inventory.py")
     done = autodd(src)

@@ -81,6 +81,16 @@ class Reduction:
         return self._texts.best
 
     def run(self) -> Summary:
+        # Every run sees the folders as the user had them: what a run writes is removed after it
+        # (clean_runs.py), so no other reduction may run there meanwhile (FolderTaken: one line).
+        watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
+        watch.claim()
+        try:
+            return self._run(watch)
+        finally:
+            watch.release()
+
+    def _run(self, watch: FolderWatch) -> Summary:
         original = self._reporter.size
         self._reporter.started_at = time.monotonic()
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
@@ -99,8 +109,6 @@ class Reduction:
             preload=(["pytest"] if self._pytest else list(PROBE_IMPORTS)) + top_level_imports(self._texts.tree),
             **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
         )
-        # Every run sees the folders as the user had them: what a run writes is removed after it (clean_runs.py).
-        watch = FolderWatch([os.path.dirname(self.path)], working_folder=launcher.cwd)
         passing = self._passing_side(launcher, jobs, watch)
         session = self._session = Session(
             self.options, self.path, self._texts, self._reporter, self._stopped, self._offers, self._pytest,
