@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.clean_runs import CLOCK_SLACK_NS, FolderTaken, FolderWatch
+from autodd_lsp.engine.clean_runs import CLOCK_SLACK_NS, FolderWatch
 from autodd_lsp.engine.events import Event, Notice
 from autodd_lsp.files import atomic_write
 from tests.conftest import program_text
@@ -172,26 +172,45 @@ def test_editor_and_python_files_stay_and_the_working_folder_is_watched_shallowl
     assert sorted(os.listdir(cwd)) == ["downloads", "notes.txt"]
 
 
-def test_one_reduction_at_a_time_holds_a_folder(tmp_path):
-    """A second watch of the same folder, of a folder the first watches below it, or of one above
-    whose watch reaches it, is refused; a sibling folder and a shared working folder are not. The
-    hold ends with `release` (and with the process: a flock, no file)."""
+CLAIM = """
+import sys
+from autodd_lsp.engine.clean_runs import FolderWatch
+from autodd_lsp.engine.folder_claim import FolderTaken
+source, cwd = sys.argv[1], sys.argv[2] or None
+try:
+    FolderWatch([source], working_folder=cwd).claim()
+except FolderTaken as error:
+    print(error)
+else:
+    print("claimed")
+"""
+
+
+@pytest.mark.slow
+def test_one_process_reduction_at_a_time_holds_a_folder(tmp_path):
+    """Another process's watch of the same folder, of a folder the first watches below it, or of one
+    above whose watch reaches it, is refused; a sibling folder and a shared working folder are not.
+    The reductions of one process (the server's) share the folders. The hold ends with `release`
+    (and with the process: a flock, no file)."""
     project, sibling, cwd = tmp_path / "project", tmp_path / "sibling", tmp_path / "cwd"
     (project / "data" / "raw").mkdir(parents=True)
     sibling.mkdir()
     cwd.mkdir()
-    first = FolderWatch([str(project)], working_folder=str(cwd))
-    first.claim()
-    for folders in ([project], [project / "data"], [project / "data" / "raw"], [tmp_path]):
-        with pytest.raises(FolderTaken, match=f"another AutoDD reduction is running in {project}"):
-            FolderWatch([str(f) for f in folders]).claim()
-    beside = FolderWatch([str(sibling)], working_folder=str(cwd))
-    beside.claim()  # another source folder, the same working folder: theirs do not clash
-    with pytest.raises(FolderTaken, match=str(cwd)):
-        FolderWatch([str(cwd)]).claim()  # a reduction of a file in the shared working folder watches it whole
+
+    def elsewhere(source, working=""):
+        done = subprocess.run([sys.executable, "-c", CLAIM, str(source), str(working)], capture_output=True,
+                              text=True, check=True, cwd=tmp_path)
+        return done.stdout.strip()
+
+    first = FolderWatch([str(project)], working_folder=str(cwd)).claim()
+    taken = f"another AutoDD reduction is running in {project}: "
+    for folder in (project, project / "data", project / "data" / "raw", tmp_path):
+        assert elsewhere(folder).startswith(taken), folder
+    assert elsewhere(sibling, cwd) == "claimed"  # another source folder, the same working folder
+    assert elsewhere(cwd).startswith(f"another AutoDD reduction is running in {cwd}: ")  # it watches cwd whole
+    second = FolderWatch([str(project / "data")]).claim()  # this process's own: shared
     first.release()
-    again = FolderWatch([str(project / "data")])
-    again.claim()
-    again.release()
-    beside.release()
+    assert elsewhere(project).startswith(f"another AutoDD reduction is running in {project / 'data'}: ")  # `second`'s
+    second.release()
+    assert elsewhere(project) == elsewhere(project / "data") == elsewhere(tmp_path) == "claimed"
     assert sorted(os.listdir(tmp_path)) == ["cwd", "project", "sibling"]

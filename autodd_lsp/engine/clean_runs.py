@@ -39,16 +39,9 @@ names such files (their size or modification time changed since the baseline;
 the baseline keeps both for up to `MAX_FILES` files), and `earlier_files.py`
 refuses a candidate that reads one before writing it.
 
-One reduction at a time in a folder (`claim`): another reduction's runs, or its
-result, written in a folder this one watches, would look like this one's runs'
-files and be removed (and its candidates' files seen by this one's runs). So a
-reduction claims its watched folders before its first run: an exclusive `flock`
-on the source's folder, a shared one on the working folder (two reductions may
-start from one; only their files there could clash, not their sources), both
-released when it ends or its process dies (no file is written for it); and a
-shared probe of every other folder it watches and of the roots' parents down to
-`DEPTH` levels. A folder another reduction holds, in this process or another,
-refuses the second with a one-line error.
+One reduction at a time in a folder: another process's reduction, its runs'
+files and its result there would be taken for this one's runs' and removed
+(`folder_claim.py` keeps the second from starting).
 
 Parallel runs (`-j N`) share the folders: while one writes `model.pt` another
 could read it. A program that writes files is found at its first run (the
@@ -60,7 +53,6 @@ sees another's files. A program that writes nothing keeps its parallel runs.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import shutil
@@ -69,7 +61,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from autodd_lsp.engine.errors import UsageError
+from autodd_lsp.engine.folder_claim import FolderClaim
 from autodd_lsp.files import written_result
 
 DEPTH = 2  # levels of subfolders watched below each watched folder
@@ -104,7 +96,6 @@ class FolderWatch:
         self.created: list[str] = []  # paths removed after runs, first seen first (for the notice)
         self._files: dict[str, tuple[int, int]] = {}  # a file of the baseline -> its (mtime, size) then
         self._roots = roots  # (folder, depth it starts at): the source's folder, the working folder
-        self._held: list[int] = []  # the roots' descriptors while claimed (`claim`)
         temporary = os.path.realpath(tempfile.gettempdir())  # others' scratch files come and go there
         queue = list(roots)
         while queue and len(self._names) < MAX_FOLDERS:
@@ -125,32 +116,12 @@ class FolderWatch:
                 queue.extend((path, depth + 1) for path in (os.path.join(folder, name) for name in sorted(entries)
                              if entries[name] and name not in _NOT_WATCHED) if path != temporary)
 
-    def claim(self) -> None:
-        """Hold the watched folders for this reduction until `release`; `FolderTaken` where another holds one."""
-        held = {folder: fcntl.LOCK_SH if depth else fcntl.LOCK_EX for folder, depth in self._roots if folder in self._names}
-        try:
-            for folder, kind in held.items():
-                self._hold(_locked(folder, kind))
-            near = [os.path.dirname(folder) for folder in held]
-            for _ in range(DEPTH - 1):
-                near += [os.path.dirname(folder) for folder in near]
-            for folder in dict.fromkeys([*self._names, *near]):
-                if folder not in held:
-                    handle = _locked(folder, fcntl.LOCK_SH)
-                    if handle is not None:
-                        os.close(handle)
-        except FolderTaken:
-            self.release()
-            raise
-
-    def _hold(self, handle: int | None) -> None:
-        if handle is not None:
-            self._held.append(handle)
-
-    def release(self) -> None:
-        """Let other reductions claim the folders again."""
-        while self._held:
-            os.close(self._held.pop())
+    def claim(self) -> FolderClaim:
+        """Hold the folders this watch removes files from against other processes' reductions
+        (`folder_claim.py`); FolderTaken where one holds them. `release()` the claim at the end."""
+        return FolderClaim([folder for folder, depth in self._roots if folder in self._names and not depth],
+                           [folder for folder, depth in self._roots if folder in self._names and depth],
+                           list(self._names), DEPTH)
 
     @contextlib.contextmanager
     def run(self) -> Iterator[None]:
@@ -205,31 +176,6 @@ class FolderWatch:
     def rewritten(self) -> list[str]:
         """The baseline's files whose size or modification time changed since (a run rewrote them)."""
         return [os.path.realpath(path) for path, stamp in self._files.items() if _stamp(path) not in (stamp, None)]
-
-
-class FolderTaken(UsageError):
-    """Another reduction holds a folder this one would watch (`FolderWatch.claim`)."""
-
-    def __init__(self, folder: str) -> None:
-        super().__init__(f"another AutoDD reduction is running in {folder}: its runs and this one's would remove "
-                         "each other's files there; wait for it to end, or reduce a copy in another folder")
-
-
-def _locked(folder: str, kind: int) -> int | None:
-    """A descriptor of `folder` holding a `kind` flock; None where it cannot be opened (nothing to
-    hold); FolderTaken where another holds a conflicting one."""
-    try:
-        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(handle, kind | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(handle)
-        raise FolderTaken(folder) from None
-    except OSError:
-        pass  # a file system without flock: nothing held, nothing refused
-    return handle
 
 
 def _stamp(path: str) -> tuple[int, int] | None:

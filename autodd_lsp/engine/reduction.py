@@ -82,13 +82,13 @@ class Reduction:
 
     def run(self) -> Summary:
         # Every run sees the folders as the user had them: what a run writes is removed after it
-        # (clean_runs.py), so no other reduction may run there meanwhile (FolderTaken: one line).
+        # (clean_runs.py), so no other process's reduction may run there meanwhile (folder_claim.py).
         watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
-        watch.claim()
+        claim = watch.claim()
         try:
             return self._run(watch)
         finally:
-            watch.release()
+            claim.release()
 
     def _run(self, watch: FolderWatch) -> Summary:
         original = self._reporter.size
