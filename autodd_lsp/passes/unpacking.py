@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
+from itertools import pairwise
 
 from autodd_lsp.passes.base import (
     MOSTLY_NEEDED,
@@ -68,20 +69,29 @@ def _element_spans(source: Source, node: ast.Tuple) -> list[tuple[int, int]]:
     return [source.span(e) for e in node.elts]
 
 
-def _tuple(node: ast.AST | None, length: int | None = None) -> ast.Tuple | None:
-    """`node` if it is a tuple display of two or more elements, none starred (of `length` when given)."""
-    if (isinstance(node, ast.Tuple) and len(node.elts) >= 2 and (length is None or len(node.elts) == length)
+def _tuple(source: Source, node: ast.AST | None, length: int | None = None) -> ast.Tuple | None:
+    """`node` if it is a tuple display of two or more elements, none starred (of `length` when given),
+    whose elements stand between plain commas: an element's own parentheses, `x, (a + b)`, lie outside
+    its span, where dropping it would leave one of them behind."""
+    if not (isinstance(node, ast.Tuple) and len(node.elts) >= 2 and (length is None or len(node.elts) == length)
             and not any(isinstance(e, ast.Starred) for e in node.elts)):
-        return node
-    return None
+        return None
+    spans = _element_spans(source, node)
+    start, end = source.span(node)
+    gaps = [source.text[start:spans[0][0]], source.text[spans[-1][1]:end]] + \
+        [source.text[a[1]:b[0]] for a, b in pairwise(spans)]
+    bare = ["".join(gap.split()) for gap in gaps]
+    if bare[0] not in ("", "(") or bare[1] not in ("", ")", ",", ",)") or any(gap != "," for gap in bare[2:]):
+        return None
+    return node
 
 
 def _assigned_pairs(ctx: PassContext) -> Iterator[list[ast.Tuple]]:
     """`a, b = x, y`: the target tuple and the value tuple."""
     for node in ast.walk(ctx.source.tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and not ctx.is_frozen(node):
-            target = _tuple(node.targets[0])
-            value = _tuple(node.value, len(target.elts)) if target else None
+            target = _tuple(ctx.source, node.targets[0])
+            value = _tuple(ctx.source, node.value, len(target.elts)) if target else None
             if target and value:
                 yield [target, value]
 
@@ -103,13 +113,14 @@ def _returned_pairs(ctx: PassContext) -> Iterator[list[ast.Tuple]]:
         returns = list(_own_returns(func))
         if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(func)):
             continue
-        first = _tuple(returns[0].value)
-        sides = [side for side in (_tuple(r.value, len(first.elts)) for r in returns) if side] if first else []
+        first = _tuple(ctx.source, returns[0].value)
+        sides = [side for side in (_tuple(ctx.source, r.value, len(first.elts)) for r in returns) if side] \
+            if first else []
         if not sides or len(sides) < len(returns):
             continue
         for call in calls[func.name]:
             parent = parents.get(call)
-            target = _tuple(parent.targets[0], len(sides[0].elts)) \
+            target = _tuple(ctx.source, parent.targets[0], len(sides[0].elts)) \
                 if isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1 else None
             if target:
                 sides.append(target)
