@@ -35,12 +35,11 @@ class Fraction(numbers.Rational):
 
 
 def parse_line(line):
-    i, word = 2, 'tsp'
-    return Fraction(" ".join(line.split()[:i])), "cup", " "
+    return Fraction(" ".join(line.split()[:2]))
 
 
 title, *lines = """\
 2 cup flour
 1 1/2 tsp baking powder
 """.splitlines()
-title, ingredients = title, [parse_line(line) for line in lines if line.strip()]
+ingredients = [parse_line(line) for line in lines if line.strip()]
