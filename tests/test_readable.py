@@ -70,6 +70,20 @@ def test_redundant_parentheses_and_blank_lines_a_reduction_left_go():
     assert surplus_blank_lines(Source("x = 1\n\n\n\ndef f():\n    pass\n")) == [4]  # two at the top level
 
 
+def test_a_signed_number_loses_the_parentheses_of_the_expression_it_replaced():
+    """`int((weight - 1.9) // 0.5)` became `int((-1.0))` (the run's value): `int(-1.0)`. Not where they
+    bind: `(-1) ** 2` is 1, `-1 ** 2` is -1; nor `(-2).bit_length()`."""
+    from autodd_lsp.passes.parens import DropRedundantParentheses
+
+    original = "band = int((weight - 1.9) // 0.5)\nsign = (x) ** 2\nbits = (y).bit_length()\nz = a - (b)\n"
+    reduced = "band = int((-1.0))\nsign = (-1) ** 2\nbits = (-2).bit_length()\nz = a - (-3)\n"
+    source = Source(reduced)
+    edits = DropRedundantParentheses().edits(PassContext(source, [], original=original), 0)
+    texts = [render(reduced, list(edit.patches)) for edit in edits or []]
+    assert sorted(texts) == sorted([reduced.replace("int((-1.0))", "int(-1.0)"), reduced.replace("(-3)", "-3")])
+    assert all(eval(compile(t, "<t>", "exec"), {"a": 1}) is None for t in texts)  # each still runs
+
+
 def inlined(text):
     """Every text that "inline variables" offers for `text`, one edit at a time."""
     from autodd_lsp.passes.variables import InlineVariables

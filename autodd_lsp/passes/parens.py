@@ -3,7 +3,9 @@
 Replacing `(params["w1"] + bias) @ w2` by a part leaves `(params["w1"]) @ w2`;
 removing an element of `size=(32, 32)` leaves `size=(32)`. Parentheses around
 a name, a constant, an attribute, a subscript, a call or a display add nothing
-there. Only on the lines the reduction touched (`format.touched_lines`): the
+there; nor around a signed number (`int((-1.0))`, where a constant replaced
+`(weight - 1.9) // 0.5`), except as the base of `**` (`(-1) ** 2` is 1) or the
+object of an attribute, a call or a subscript. Only on the lines the reduction touched (`format.touched_lines`): the
 user's own parentheses are the user's text. Not dropped where they are syntax
 or meaning: a call's, a def's or a class's parentheses, a number's attribute
 (`(1).real`), a string spread over lines, a tuple, a generator.
@@ -17,6 +19,7 @@ import keyword
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.format import touched_lines
 from autodd_lsp.syntax.patch import Edit, delete
+from autodd_lsp.syntax.source import Source
 
 _ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call, ast.List, ast.Dict, ast.Set)
 
@@ -33,7 +36,9 @@ class DropRedundantParentheses(ReductionPass):
         touched = touched_lines(ctx.original, source) if ctx.original else set()
         edits = []
         for node in ast.walk(source.tree):
-            if not isinstance(node, _ATOMS) or node.lineno not in touched or ctx.is_frozen(node):
+            if not isinstance(node, (*_ATOMS, ast.UnaryOp)) or node.lineno not in touched or ctx.is_frozen(node):
+                continue
+            if isinstance(node, ast.UnaryOp) and not _signed_number(source, node):
                 continue
             if isinstance(node, ast.Constant) and (isinstance(node.value, (str, bytes)) and node.lineno != node.end_lineno):
                 continue
@@ -47,6 +52,18 @@ class DropRedundantParentheses(ReductionPass):
                 continue
             edits.append(Edit((delete(opening, opening + 1), delete(closing, closing + 1)), self.name, weight=2))
         return edits
+
+
+def _signed_number(source: Source, node: ast.UnaryOp) -> bool:
+    """`-1.0`, `+2` where its parentheses do not bind it closer than its place would."""
+    if not (isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float, complex)):
+        return False
+    parent = source.parents.get(node)
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow) and parent.left is node:
+        return False
+    return not ((isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node)
+                or (isinstance(parent, ast.Call) and parent.func is node))
 
 
 def _before(text: str, start: int) -> int | None:
