@@ -131,11 +131,9 @@ def test_freeze_annotation_errors_are_bad_input(program, tmp_path):
 SLOW = slow_program(4, 0.1, junk=40)  # junk goes early, x0..x3 keep it running
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signum):
-    src = program("slow.py", SLOW)
-    out = tmp_path / "out.py"
+def start_slow(src, out, tmp_path):
+    """`autodd SRC --err-msg SLOW_SENTINEL -o OUT` started, its stderr piped, with a private TMPDIR
+    (returned with the environment it gave)."""
     private = tmp_path / "private-tmp"
     private.mkdir()
     env = dict(os.environ, TMPDIR=str(private))
@@ -143,6 +141,15 @@ def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signu
         [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", SLOW_SENTINEL, "-o", str(out)],
         stderr=subprocess.PIPE, text=True, env=env,
     )
+    return proc, private, env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signum):
+    src = program("slow.py", SLOW)
+    out = tmp_path / "out.py"
+    proc, private, _ = start_slow(src, out, tmp_path)
     before = read_until(proc.stderr, "autodd: smaller:")  # an improvement was accepted (and OUTPUT written)
     proc.send_signal(signum)
     sent = time.monotonic()
@@ -163,13 +170,7 @@ def test_a_second_reduction_in_the_same_folder_is_refused_and_nothing_is_lost(pr
     line and writes nothing; the first goes on, and its result stays."""
     src, other = program("slow.py", SLOW), program("other.py", SLOW)
     out = tmp_path / "out.py"
-    private = tmp_path / "private-tmp"
-    private.mkdir()
-    env = dict(os.environ, TMPDIR=str(private))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "autodd_lsp", str(src), "--err-msg", SLOW_SENTINEL, "-o", str(out)],
-        stderr=subprocess.PIPE, text=True, env=env,
-    )
+    proc, private, env = start_slow(src, out, tmp_path)
     try:
         before = read_until(proc.stderr, "autodd: smaller:")  # the first has written its result
         done = autodd(other, "--err-msg", SLOW_SENTINEL, "-o", tmp_path / "other.min.py", env=env)
