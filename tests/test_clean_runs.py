@@ -188,8 +188,9 @@ else:
 
 @pytest.mark.slow
 def test_one_process_reduction_at_a_time_holds_a_folder(tmp_path):
-    """Another process's watch of the same folder, of a folder the first watches below it, or of one
-    above whose watch reaches it, is refused; a sibling folder and a shared working folder are not.
+    """Another process's watch of the same folder, of a folder the first watches below it, of one
+    above whose watch reaches it, or of one above a working folder, is refused; a sibling folder and
+    a shared working folder are not.
     The reductions of one process (the server's) share the folders. The hold ends with `release`
     (and with the process: a flock, no file)."""
     project, sibling, cwd = tmp_path / "project", tmp_path / "sibling", tmp_path / "cwd"
@@ -204,10 +205,17 @@ def test_one_process_reduction_at_a_time_holds_a_folder(tmp_path):
 
     first = FolderWatch([str(project)], working_folder=str(cwd)).claim()
     taken = f"another AutoDD reduction is running in {project}: "
-    for folder in (project, project / "data", project / "data" / "raw", tmp_path):
+    for folder in (project, project / "data", project / "data" / "raw"):
         assert elsewhere(folder).startswith(taken), folder
+    assert elsewhere(tmp_path).startswith("another AutoDD reduction is running in ")  # it watches both
     assert elsewhere(sibling, cwd) == "claimed"  # another source folder, the same working folder
     assert elsewhere(cwd).startswith(f"another AutoDD reduction is running in {cwd}: ")  # it watches cwd whole
+    first.release()
+    runs_in_data = FolderWatch([str(sibling)], working_folder=str(project / "data")).claim()
+    # a reduction of project/ would remove what those runs write in data/
+    assert elsewhere(project).startswith(f"another AutoDD reduction is running in {project / 'data'}: ")
+    runs_in_data.release()
+    first = FolderWatch([str(project)], working_folder=str(cwd)).claim()
     second = FolderWatch([str(project / "data")]).claim()  # this process's own: shared
     first.release()
     assert elsewhere(project).startswith(f"another AutoDD reduction is running in {project / 'data'}: ")  # `second`'s

@@ -14,9 +14,10 @@ and a killed process's locks go with it):
   (reductions of files in different folders may start from the same one; only a
   reduction of a file in it watches it whole, and that one's exclusive lock
   conflicts);
-- a shared probe, taken and dropped at once, of every other folder it watches and
-  of the roots' parents up to `depth` levels: an exclusive holder there watches
-  this one's folders, or this one watches its.
+- a probe, taken and dropped at once, of every other folder it watches
+  (exclusive: whoever holds one runs there, where this one would remove files) and
+  of the roots' parents up to `depth` levels (shared: only an exclusive holder
+  there watches this one's folders).
 
 The reductions of one process (the language server's, one per document) share
 their claims: each knows the results the others write (`files.written_result`),
@@ -49,8 +50,8 @@ class FolderClaim:
     """This reduction's hold on its folders, from construction to `release`."""
 
     def __init__(self, sources: list[str], working: list[str], watched: list[str], depth: int) -> None:
-        """Hold `sources` exclusively and `working` shared; probe `watched` and the parents of both up to
-        `depth` levels. FolderTaken (holding nothing) where another process holds one."""
+        """Hold `sources` exclusively and `working` shared; probe `watched` (exclusive) and the parents of
+        both up to `depth` levels (shared). FolderTaken (holding nothing) where another process holds one."""
         wanted = dict.fromkeys(working, fcntl.LOCK_SH) | dict.fromkeys(sources, fcntl.LOCK_EX)
         self._folders: list[str] = []
         near = [os.path.dirname(folder) for folder in wanted]
@@ -61,9 +62,10 @@ class FolderClaim:
                 for folder, kind in wanted.items():
                     if _hold(folder, kind):
                         self._folders.append(folder)
-                for folder in dict.fromkeys([*watched, *near]):
+                probes = dict.fromkeys(near, fcntl.LOCK_SH) | dict.fromkeys(watched, fcntl.LOCK_EX)
+                for folder, kind in probes.items():
                     if folder not in _held:
-                        handle = _locked(folder, fcntl.LOCK_SH)
+                        handle = _locked(folder, kind)
                         if handle is not None:
                             os.close(handle)
             except FolderTaken:
