@@ -335,6 +335,18 @@ def without(text, *blocks):
     return text
 
 
+def test_a_comment_that_ended_a_block_that_is_gone_goes_though_a_blank_line_follows_it():
+    """TheAlgorithms' longest_increasing_subsequence.py: `# Else` ended the `if` block whose
+    `return array` is gone. Its result kept it, 8 spaces deep above a 4-space `return`: the blank
+    line the removals left after it took the original's blank line above it, and the comment
+    mapped to no line of the original."""
+    original = ("def longest(array):\n    n = len(array)\n    # one element: return it\n\n"
+                "    if n <= 1:\n        return array\n        # Else\n    pivot = array[0]\n"
+                "    return [e for e in array[1:] if e >= pivot]\n")
+    reduced = "def longest(array):\n        # Else\n\n    return [e for e in array[1:] if e >= array[1]]\n"
+    assert results(COMMENTS, original, reduced) == [reduced.replace("        # Else\n", "")]
+
+
 def test_stale_comments_one_edit_per_block():
     ctx, edits = edits_of(COMMENTS, STALE_ORIGINAL, STALE_REDUCED)
     candidates = [render(STALE_REDUCED, select_patches([e], ctx.guards)) for e in edits]

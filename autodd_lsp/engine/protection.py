@@ -7,7 +7,8 @@ touches lies inside a span the edit keeps (and re-renders unchanged).
 Besides the user's frozen regions, two implicit protections are kept the same
 way, recomputed from each text: the seeding calls (`seeds.py`) and the test of
 the program's own check that raises the failure (an `assert`'s with its message),
-with the `if`s around it in its function (`own_check_tests`, `guard_spans`). Without the latter, a program that raises its failure itself
+with the `if`s around it in its function and the calls of the program's own
+functions that computed what it reads (`own_check_tests`, `guard_spans`). Without the latter, a program that raises its failure itself
 (`if f != expected: raise AssertionError(...)`) reduces to the bare `raise`: the
 same line from the same place, and nothing of what made it fire.
 """
@@ -18,9 +19,10 @@ import ast
 
 from autodd_lsp.freeze import parse_freeze
 from autodd_lsp.inlining.checks import guarding_ifs, raising_check
+from autodd_lsp.syntax.bindings import FUNCTIONS, OwnFunctions
 from autodd_lsp.syntax.origin import SHADOW_BASE
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source, Span
+from autodd_lsp.syntax.source import Source, Span, statement_bodies
 
 
 def frozen_spans(source: Source) -> list[Span]:
@@ -90,7 +92,52 @@ def own_check_tests(source: Source, line: int) -> list[Span]:
     if check is None:
         return []
     spans = [_checked(source, check)] if isinstance(check, ast.Assert) else []
-    return spans + [source.span(node.test) for node in guarding_ifs(source.tree, line)]
+    return spans + [source.span(node.test) for node in guarding_ifs(source.tree, line)] + _producers(source, check)
+
+
+def _producers(source: Source, check: ast.stmt) -> list[Span]:
+    """The values of the assignments that last bound, before `check` in its scope, a name its test
+    (or an `assert`'s message) reads, where the value calls a function of the program's own
+    (`result = longest_subsequence([28, 26, 12, 23, 35, 39])` for `assert result == [12, 23, 35,
+    39], result`): the call that computed the wrong value, with the user's arguments. Left free,
+    the same message came from another computation: TheAlgorithms' `longest_increasing_
+    subsequence.py` (parent of 4c92de5e0) so driven reduced to `array = [1, 26, 35, 39]` and
+    `result = [element for element in array[1:] if element]`, the function and its bug gone."""
+    parts = [getattr(check, "test", None), getattr(check, "msg", None)]
+    read = {node.id for part in parts if part is not None for node in ast.walk(part)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    if not read:
+        return []
+    scope = _scope_of(source, check)
+    before = (check.lineno, check.col_offset)
+    latest: dict[str, ast.Assign] = {}
+    for node in sorted(_scope_statements(scope), key=lambda n: (n.lineno, n.col_offset)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in read and (node.end_lineno or node.lineno, node.end_col_offset or 0) <= before:
+            latest[node.targets[0].id] = node
+    own = OwnFunctions(source)
+    return [source.span(assign.value) for assign in latest.values()
+            if any(isinstance(call, ast.Call) and own.callee(call) for call in ast.walk(assign.value))]
+
+
+def _scope_of(source: Source, node: ast.AST) -> ast.AST:
+    around = source.parents.get(node)
+    while around is not None and not isinstance(around, (*FUNCTIONS, ast.ClassDef, ast.Module)):
+        around = source.parents.get(around)
+    return around if around is not None else source.tree
+
+
+def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
+    """The statements of `scope`'s own body, nested blocks included, not those of the functions
+    and classes inside it."""
+    found: list[ast.stmt] = []
+    todo = [stmt for body in statement_bodies(scope) for stmt in body]
+    while todo:
+        stmt = todo.pop()
+        found.append(stmt)
+        if not isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
+            todo.extend(inner for body in statement_bodies(stmt) for inner in body)
+    return found
 
 
 def _checked(source: Source, check: ast.If | ast.Assert) -> Span:
@@ -108,16 +155,23 @@ def _checked(source: Source, check: ast.If | ast.Assert) -> Span:
 
 
 def guard_spans(source: Source, shadow: str | None, original_test: Span) -> list[Span]:
-    """The spans of the tests in `source` (an `if`'s or an `assert`'s) whose text came from the
-    original's `original_test` (by the characters' origins in `shadow`, `syntax/origin.py`)."""
+    """The spans of the tests in `source` (an `if`'s or an `assert`'s), and of the assigned values,
+    whose text came from the original's `original_test` (by the characters' origins in `shadow`,
+    `syntax/origin.py`): a test, or a value that computed what it reads (`_producers`), wherever
+    the reduction moved it (a value inlined into the `assert` is its test's now)."""
     if shadow is None or len(shadow) != len(source.text):
         return []
     start, end = original_test
     spans = []
     for node in ast.walk(source.tree):
-        if not isinstance(node, (ast.If, ast.Assert)):
+        if isinstance(node, (ast.If, ast.Assert)):
+            part, kept = node.test, _checked(source, node)
+        elif isinstance(node, ast.Assign):
+            part = node.value
+            kept = source.span(part)
+        else:
             continue
-        at, until = source.span(node.test)
+        at, until = source.span(part)
         if any(start <= ord(ch) - SHADOW_BASE < end for ch in shadow[at:until]):
-            spans.append(_checked(source, node))
+            spans.append(kept)
     return spans

@@ -190,14 +190,19 @@ def _code_line(text: str) -> bool:
 
 class LineMap:
     """Which original line each current line is (lines compared without their indentation,
-    so that a re-indented body still maps)."""
+    so that a re-indented body still maps). A blank line anchors no match (it may extend one):
+    matched on its own, a blank line the removals left next to a comment could take a blank
+    line of the original far above it, and the comment, whose own line then came after in the
+    original, mapped to nothing (`        # Else` above a `return` in TheAlgorithms'
+    longest_increasing_subsequence.py, kept at its old indentation)."""
 
     def __init__(self, original: str, source: Source) -> None:
         self.old = original.splitlines()
         self.new = [line.rstrip("\r\n") for line in source.lines]
         self._of: dict[int, int] = {}
         matcher = difflib.SequenceMatcher(
-            None, [line.strip() for line in self.old], [line.strip() for line in self.new], autojunk=False
+            lambda line: not line, [line.strip() for line in self.old], [line.strip() for line in self.new],
+            autojunk=False,
         )
         for i, j, size in matcher.get_matching_blocks():
             for k in range(size):
