@@ -304,7 +304,6 @@ class ArgumentParser(_ActionsContainer):
         start_index = consume_optional()
 
     def _match_argument(self, arg_strings_pattern):
-        # match the pattern for this action to the arg strings
         nargs_pattern = self._get_nargs_pattern()
 
         # return the number of arguments matched
