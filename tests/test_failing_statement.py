@@ -194,20 +194,23 @@ def test_the_programs_own_assert_keeps_its_message(program, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_call_that_computed_what_the_assert_reads_stays_with_the_users_numbers(program, tmp_path):
-    """The same bug, the way a script is usually written: `result = increasing_tail([...])`, then
-    `assert result == ..., result`. Left free, the call went (inlined, its list shrunk to
-    `[1, 26, 35, 39]`) and the message came from another computation, the function gone; the
-    call that computed what the assert reads stays now, with the user's numbers
-    (`protection._producers`)."""
+@pytest.mark.parametrize("driver", [
+    "result = increasing_tail([28, 26, 12, 23, 35, 39])\n",
+    "data = [28, 26, 12, 23, 35, 39]\nresult = increasing_tail(data)\n",
+])
+def test_the_call_that_computed_what_the_assert_reads_stays_with_the_users_numbers(program, tmp_path, driver):
+    """The same bug, the way a script is usually written: `result = increasing_tail([...])` (or its
+    data in a name first), then `assert result == ..., result`. Left free, the call went (inlined,
+    its list shrunk to `[1, 26, 35, 39]`), or the data shrank to `data = [1, 26, 35, 39]`, and the
+    message came from another computation, the buggy filter gone; the call that computed what the
+    assert reads stays now, with the user's numbers (`protection._producers`)."""
     text = ASSERT_WITH_MESSAGE.replace(
         "assert increasing_tail([28, 26, 12, 23, 35, 39]) == [12, 23, 35, 39], increasing_tail([28, 26, 12, 23, 35, 39])",
-        "print('tails of the readings')\nresult = increasing_tail([28, 26, 12, 23, 35, 39])\n"
-        "assert result == [12, 23, 35, 39], result")
+        "print('tails of the readings')\n" + driver + "assert result == [12, 23, 35, 39], result")
     path = program("tail.py", text)
     summary, _ = reduce(path, "AssertionError: [26, 35, 39]")
     assert summary.verified, summary.describe()
-    assert "increasing_tail([28, 26, 12, 23, 35, 39])" in summary.text, summary.text
+    assert driver in summary.text, summary.text  # the call and its data as the user wrote them
     assert "def increasing_tail(" in summary.text and "print(" not in summary.text, summary.text
     assert "v >= values[i]" in summary.text, summary.text  # the buggy filter
     assert "AssertionError: [26, 35, 39]" in standalone(tmp_path, summary.text)

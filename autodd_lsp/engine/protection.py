@@ -99,25 +99,46 @@ def _producers(source: Source, check: ast.stmt) -> list[Span]:
     """The values of the assignments that last bound, before `check` in its scope, a name its test
     (or an `assert`'s message) reads, where the value calls a function of the program's own
     (`result = longest_subsequence([28, 26, 12, 23, 35, 39])` for `assert result == [12, 23, 35,
-    39], result`): the call that computed the wrong value, with the user's arguments. Left free,
-    the same message came from another computation: TheAlgorithms' `longest_increasing_
+    39], result`): the call that computed the wrong value, with the user's arguments; and the
+    literal values (`data = [28, 26, 12, 23, 35, 39]`) last bound to the names such a call reads.
+    Left free, the same message came from another computation: TheAlgorithms' `longest_increasing_
     subsequence.py` (parent of 4c92de5e0) so driven reduced to `array = [1, 26, 35, 39]` and
-    `result = [element for element in array[1:] if element]`, the function and its bug gone."""
+    `result = [element for element in array[1:] if element]`, the function and its bug gone; with
+    its data in a name, to `data = [1, 26, 35, 39]` and that comprehension in the function."""
     parts = [getattr(check, "test", None), getattr(check, "msg", None)]
-    read = {node.id for part in parts if part is not None for node in ast.walk(part)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    if not read:
-        return []
-    scope = _scope_of(source, check)
-    before = (check.lineno, check.col_offset)
-    latest: dict[str, ast.Assign] = {}
-    for node in sorted(_scope_statements(scope), key=lambda n: (n.lineno, n.col_offset)):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and node.targets[0].id in read and (node.end_lineno or node.lineno, node.end_col_offset or 0) <= before:
-            latest[node.targets[0].id] = node
+    statements = sorted(_scope_statements(_scope_of(source, check)), key=lambda n: (n.lineno, n.col_offset))
     own = OwnFunctions(source)
-    return [source.span(assign.value) for assign in latest.values()
-            if any(isinstance(call, ast.Call) and own.callee(call) for call in ast.walk(assign.value))]
+    calls = [assign for assign in _latest_bindings(statements, _names_read(parts), check)
+             if any(isinstance(call, ast.Call) and own.callee(call) for call in ast.walk(assign.value))]
+    data = [assign for call in calls for assign in _latest_bindings(statements, _names_read([call.value]), call)
+            if _literal(assign.value)]
+    return [source.span(assign.value) for assign in calls + data]
+
+
+def _names_read(parts: list[ast.AST | None]) -> set[str]:
+    return {node.id for part in parts if part is not None for node in ast.walk(part)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def _latest_bindings(statements: list[ast.stmt], names: set[str], before: ast.stmt) -> list[ast.Assign]:
+    """The last plain assignment (`name = value`) of each of `names` among `statements` (in source
+    order) that ends before `before` starts."""
+    until = (before.lineno, before.col_offset)
+    latest: dict[str, ast.Assign] = {}
+    for node in statements:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in names and (node.end_lineno or node.lineno, node.end_col_offset or 0) <= until:
+            latest[node.targets[0].id] = node
+    return list(latest.values())
+
+
+def _literal(node: ast.expr) -> bool:
+    """Numbers, strings and displays of them: data the user wrote."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _scope_of(source: Source, node: ast.AST) -> ast.AST:
