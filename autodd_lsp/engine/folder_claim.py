@@ -31,11 +31,22 @@ import contextlib
 import fcntl
 import os
 import threading
+from dataclasses import dataclass
 
 from autodd_lsp.engine.errors import UsageError
 
+
+@dataclass
+class _Hold:
+    """This process's hold on one folder."""
+
+    handle: int  # the folder's descriptor, holding the flock
+    kind: int  # fcntl.LOCK_SH or LOCK_EX
+    reductions: int = 1  # this process's reductions that claimed it
+
+
 _lock = threading.Lock()
-_held: dict[str, list[int]] = {}  # folder -> [descriptor, kind, reductions holding it], this process's
+_held: dict[str, _Hold] = {}  # folder -> this process's hold on it
 
 
 class FolderTaken(UsageError):
@@ -81,9 +92,9 @@ class FolderClaim:
         while self._folders:
             folder = self._folders.pop()
             held = _held[folder]
-            held[2] -= 1
-            if not held[2]:
-                os.close(held[0])
+            held.reductions -= 1
+            if not held.reductions:
+                os.close(held.handle)
                 del _held[folder]
 
 
@@ -93,17 +104,17 @@ def _hold(folder: str, kind: int) -> bool:
     if held is None:
         handle = _locked(folder, kind)
         if handle is not None:
-            _held[folder] = [handle, kind, 1]
+            _held[folder] = _Hold(handle, kind)
         return handle is not None
-    if kind == fcntl.LOCK_EX and held[1] != kind:
+    if kind == fcntl.LOCK_EX and held.kind != kind:
         try:
-            _lock_as(held[0], folder, kind)
+            _lock_as(held.handle, folder, kind)
         except FolderTaken:
             with contextlib.suppress(OSError):  # a refused conversion may have dropped the shared lock
-                fcntl.flock(held[0], fcntl.LOCK_SH | fcntl.LOCK_NB)
+                fcntl.flock(held.handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
             raise
-        held[1] = kind
-    held[2] += 1
+        held.kind = kind
+    held.reductions += 1
     return True
 
 

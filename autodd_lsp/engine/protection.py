@@ -22,7 +22,7 @@ from autodd_lsp.inlining.checks import guarding_ifs, raising_check
 from autodd_lsp.syntax.bindings import FUNCTIONS, OwnFunctions
 from autodd_lsp.syntax.origin import SHADOW_BASE
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source, Span, statement_bodies
+from autodd_lsp.syntax.source import Source, Span, own_nodes
 
 
 def frozen_spans(source: Source) -> list[Span]:
@@ -106,7 +106,8 @@ def _producers(source: Source, check: ast.stmt) -> list[Span]:
     `result = [element for element in array[1:] if element]`, the function and its bug gone; with
     its data in a name, to `data = [1, 26, 35, 39]` and that comprehension in the function."""
     parts = [getattr(check, "test", None), getattr(check, "msg", None)]
-    statements = sorted(_scope_statements(_scope_of(source, check)), key=lambda n: (n.lineno, n.col_offset))
+    statements = sorted((node for node in own_nodes(_scope_of(source, check)) if isinstance(node, ast.stmt)),
+                        key=lambda n: (n.lineno, n.col_offset))
     own = OwnFunctions(source)
     calls = [assign for assign in _latest_bindings(statements, _names_read(parts), check)
              if any(isinstance(call, ast.Call) and own.callee(call) for call in ast.walk(assign.value))]
@@ -146,19 +147,6 @@ def _scope_of(source: Source, node: ast.AST) -> ast.AST:
     while around is not None and not isinstance(around, (*FUNCTIONS, ast.ClassDef, ast.Module)):
         around = source.parents.get(around)
     return around if around is not None else source.tree
-
-
-def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
-    """The statements of `scope`'s own body, nested blocks included, not those of the functions
-    and classes inside it."""
-    found: list[ast.stmt] = []
-    todo = [stmt for body in statement_bodies(scope) for stmt in body]
-    while todo:
-        stmt = todo.pop()
-        found.append(stmt)
-        if not isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
-            todo.extend(inner for body in statement_bodies(stmt) for inner in body)
-    return found
 
 
 def _checked(source: Source, check: ast.If | ast.Assert) -> Span:

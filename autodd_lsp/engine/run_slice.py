@@ -31,7 +31,7 @@ import ast
 
 from autodd_lsp.engine.run_map import collect_names, outermost_removed
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.syntax.source import Source, statement_bodies
+from autodd_lsp.syntax.source import Source, own_nodes, statement_bodies
 from autodd_lsp.values import ValueLookup
 
 
@@ -112,16 +112,8 @@ def _given_back(node: ast.stmt) -> list[ast.stmt]:
     if isinstance(node, ast.ClassDef):
         return [part for method in node.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and method.name.startswith("__") and method.name.endswith("__") for part in [method, *_given_back(method)]]
-    found: list[ast.stmt] = []
-    todo = list(ast.iter_child_nodes(node))
-    while todo:
-        inner = todo.pop()
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue  # its own returns
-        if isinstance(inner, ast.Return) or (isinstance(inner, ast.Expr) and isinstance(inner.value, (ast.Yield, ast.YieldFrom))):
-            found.append(inner)
-        todo.extend(ast.iter_child_nodes(inner))
-    return found
+    return [inner for inner in own_nodes(node) if isinstance(inner, ast.Return)
+            or (isinstance(inner, ast.Expr) and isinstance(inner.value, (ast.Yield, ast.YieldFrom)))]
 
 
 def _changed_in_place(node: ast.stmt) -> set[str]:

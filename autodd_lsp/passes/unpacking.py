@@ -39,7 +39,7 @@ from autodd_lsp.passes.elements import removal_span
 from autodd_lsp.passes.parameters import call_sites
 from autodd_lsp.syntax.bindings import FUNCTIONS
 from autodd_lsp.syntax.patch import Edit, delete
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Source, own_nodes
 
 _KEPT_WHOLE = (ast.Expr, ast.List, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 
@@ -110,8 +110,9 @@ def _returned_pairs(ctx: PassContext) -> Iterator[list[ast.Tuple]]:
     for func in functions:
         if defined[func.name] > 1 or func.name in read_otherwise or func.name not in calls:
             continue
-        returns = list(_own_returns(func))
-        if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(func)):
+        own = list(own_nodes(func))
+        returns = [node for node in own if isinstance(node, ast.Return)]
+        if not returns or any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in own):
             continue
         first = _tuple(ctx.source, returns[0].value)
         sides = [side for side in (_tuple(ctx.source, r.value, len(first.elts)) for r in returns) if side] \
@@ -130,18 +131,3 @@ def _returned_pairs(ctx: PassContext) -> Iterator[list[ast.Tuple]]:
             if not any(ctx.is_frozen(side) for side in sides):
                 yield sides
 
-
-def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's own body: not those of the functions, lambdas and classes inside it."""
-    todo = list(ast.iter_child_nodes(func))
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-
-
-def _own_returns(func: ast.AST) -> Iterator[ast.Return]:
-    for node in _own_nodes(func):
-        if isinstance(node, ast.Return):
-            yield node

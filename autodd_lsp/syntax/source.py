@@ -9,6 +9,7 @@ character offsets into `text`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from functools import cached_property
 from typing import TypeVar
 
@@ -173,3 +174,18 @@ def statement_bodies(node: ast.AST) -> list[list[ast.stmt]]:
     for case in getattr(node, "cases", None) or []:
         bodies.append(case.body)
     return bodies
+
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `scope`'s own code (a function's, a class's, the module's), nested blocks
+    included: not those inside the functions, lambdas and classes it holds (they are yielded,
+    not entered). What `return` and `yield` belong to, and what an assignment binds in."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, _NESTED_SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
