@@ -1,16 +1,22 @@
 """The fixpoint's memory of edits found needed (`engine/memory.py`): a statement-level edit
 is keyed by the statements that share a name with it, so it is tried again once one of them
-changes, and not after a change elsewhere. The keys on real text, then the real fixpoint
-through the library API (`minimize`) against a plain predicate, with the memory and without."""
+changes, and not after a change elsewhere; a fine-grained one by its statement and the
+statements that name a call's keyword it removes. The keys on real text, then the real
+fixpoint through the library API (`minimize`) against a plain predicate, with the memory and
+without, and the real engine on a two-file program whose config keyword was left behind."""
 
 from __future__ import annotations
 
+import pytest
+
 from autodd_lsp.engine import minimize
-from autodd_lsp.engine.memory import names_key
+from autodd_lsp.engine.memory import edit_key, names_key
 from autodd_lsp.passes import PassContext, Remembers, registered_passes
+from autodd_lsp.passes.elements import RemoveElements
 from autodd_lsp.passes.parameters import RemoveParameters
 from autodd_lsp.passes.statements import RemoveStatements
 from autodd_lsp.syntax.source import Source
+from tests.support import reduce
 from tests.test_library import raises
 
 PROGRAM = '''SEP = "/"
@@ -111,3 +117,115 @@ def test_the_memory_spares_candidates_and_keeps_the_result(monkeypatch):
     assert remembered == forgotten
     assert "import math" in remembered
     assert tries_with < tries_without
+
+
+CONFIGURED = """from dataclasses import dataclass
+
+
+@dataclass
+class ModelConfig:
+    block_size: int = 1024
+    n_layer: int = 12
+
+
+def build(config):
+    return [object() for _ in range(config.n_layer)]
+
+
+cfg = ModelConfig(block_size=64, n_layer=2)
+print(len(build(cfg)))
+"""
+
+
+def keyword_removal_key(text: str, keyword: str) -> tuple:
+    """The key of the element pass's removal of the keyword argument `keyword=...`."""
+    source = Source(text)
+    [edit] = [e for e in RemoveElements().propose(PassContext(source))
+              if text[e.patches[0].start:e.patches[0].end].strip(" ,").startswith(keyword + "=")]
+    return edit_key(source, edit)
+
+
+def test_a_keyword_removal_is_new_again_once_a_statement_naming_the_keyword_changes():
+    """`n_layer=2` refused while the field's default or a reader differs is tried again once
+    either changes, though the call's own statement is the same text."""
+    before = keyword_removal_key(CONFIGURED, "n_layer")
+    assert keyword_removal_key(CONFIGURED.replace("n_layer: int = 12", "n_layer: int = 1"), "n_layer") != before
+    assert keyword_removal_key(CONFIGURED.replace("range(config.n_layer)", "range(2)"), "n_layer") != before
+    assert keyword_removal_key(CONFIGURED.replace("print(len(", "print(1 + len("), "n_layer") == before
+    assert keyword_removal_key(CONFIGURED.replace("block_size: int = 1024", "block_size: int = 1"), "n_layer") == before
+
+
+LIBRARY_MODEL = """from dataclasses import dataclass
+
+
+@dataclass
+class ModelConfig:
+    block_size: int = 1024
+    vocab_size: int = 50304
+    n_layer: int = 12
+    n_head: int = 12
+    n_embd: int = 768
+
+
+class Attention:
+    def __init__(self, config):
+        assert config.n_embd % config.n_head == 0
+        self.n_head = config.n_head
+        self.head_dim = config.n_embd // config.n_head
+
+
+class Block:
+    def __init__(self, config):
+        self.attn = Attention(config)
+        self.width = config.n_embd
+
+
+class Model:
+    def __init__(self, config):
+        self.config = config
+        self.blocks = [Block(config) for _ in range(config.n_layer)]
+
+    def forward(self, tokens):
+        t = len(tokens)
+        assert t <= self.config.block_size, f"Cannot forward sequence of length {t}, block size is only {self.config.block_size}"
+        return [b.width for b in self.blocks]
+"""
+
+TRAIN = """from dataclasses import dataclass
+
+from model import Model, ModelConfig
+
+
+@dataclass
+class RunConfig:
+    block_size: int = 64
+    n_layer: int = 2
+    n_head: int = 4
+    n_embd: int = 128
+
+
+def main():
+    run = RunConfig()
+    model = Model(ModelConfig(block_size=run.block_size, vocab_size=65, n_layer=run.n_layer,
+                              n_head=run.n_head, n_embd=run.n_embd))
+    tokens = list(range(run.block_size * 2))
+    print(model.forward(tokens))
+
+
+main()
+"""
+
+
+@pytest.mark.slow
+def test_a_config_keyword_goes_once_nothing_reads_it(tmp_path, no_leftovers):
+    """A training script and its model module, as a user feeds a model twice its block size.
+    `n_layer=2` was refused while the blocks were built from it; they went later, at a deeper
+    level, and the call's text had not changed since: the result kept `n_layer=2` and its field,
+    and reducing that result again removed them. Keyed by the keyword's readers too, it goes."""
+    (tmp_path / "model.py").write_text(LIBRARY_MODEL)
+    path = tmp_path / "train.py"
+    path.write_text(TRAIN)
+    summary, _ = reduce(path, "Cannot forward sequence of length 128")
+    assert summary.verified, summary.describe()
+    assert "block_size=64" in summary.text and "range(128)" in summary.text, summary.text
+    assert "n_layer" not in summary.text, summary.text
