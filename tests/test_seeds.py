@@ -34,6 +34,30 @@ def test_seeding_statements_are_protected_while_what_they_seed_is_used():
     assert protected(own) == ["random.seed(s)", "set_seed(7)"]
 
 
+def test_a_seed_given_through_a_name_keeps_the_users_value():
+    """`set_seed(cfg.seed)` with `seed: int = 7` in the config class: the 7 is the seed the
+    user's run had (a reduction left `seed: int = 1`). By name: a config field, an argparse
+    default, a parameter's default, a keyword; not a value of another name."""
+    config = (
+        "import torch\n\n\nclass TrainConfig:\n    seed: int = 7\n    steps: int = 3\n\n\n"
+        "def set_seed(seed):\n    torch.manual_seed(seed)\n\n\n"
+        "cfg = TrainConfig()\nset_seed(cfg.seed)\nprint(torch.randn(cfg.steps))\n"
+    )
+    assert protected(config) == ["7", "set_seed(cfg.seed)", "torch.manual_seed(seed)"]
+    parsed = (
+        "import argparse\nimport torch\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--seed', type=int, default=1337)\nparser.add_argument('--steps', type=int, default=3)\n"
+        "args = parser.parse_args()\ntorch.manual_seed(args.seed)\nprint(torch.randn(args.steps))\n"
+    )
+    assert protected(parsed) == ["1337", "torch.manual_seed(args.seed)"]
+    keyword = "import random\ndef run(seed=-2, n=5):\n    random.seed(seed)\n    return random.random()\nrun(seed=11)\n"
+    assert protected(keyword) == ["-2", "11", "random.seed(seed)"]
+    gone = config.replace("print(torch.randn(cfg.steps))\n", "").replace("set_seed(cfg.seed)\n", "")
+    assert protected(gone) == []  # the seeding call gone: its value may go too
+    unused = "import random\nseed = 5\nrandom.seed(seed)\nprint(1)\n"
+    assert protected(unused) == []  # nothing random left: the seed and its value may go
+
+
 def test_no_pass_proposes_an_edit_that_drops_or_changes_a_protected_seed():
     source = Source(program_text("seeded_deal.py"))
     spans = seed_spans(source)

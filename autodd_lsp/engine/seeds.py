@@ -9,7 +9,13 @@ back to an older text -- at the cost of everything reduced since). So, when
 the original failed in every run, each seeding statement is protected like
 frozen code (`engine/protection.respects_frozen`): no edit removes or changes
 it, its seed literal included (the failure may depend on the value), for as
-long as what it seeds is still used elsewhere in the text. Once the program
+long as what it seeds is still used elsewhere in the text. Where the seed comes
+from a name or an attribute (`set_seed(cfg.seed)`, `torch.manual_seed(args.seed)`),
+the literal values the program gives that name are protected with it: a class's
+`seed: int = 7`, `seed = 7`, `def set_seed(seed=7)`, `Config(seed=7)`, argparse's
+`add_argument("--seed", default=7)` (by the name alone: a `seed = 3` elsewhere
+stays too). Before, `seed: int = 7` became `seed: int = 1` in a reproducer that
+still called `set_seed(cfg.seed)`. Once the program
 no longer uses `random` (or `np`, `torch`, the generator bound), the seed goes
 with the rest: no dead `random.seed(0)` in a reproducer that draws nothing.
 
@@ -59,11 +65,71 @@ def seed_spans(source: Source) -> list[Span]:
         return []
     uses = _name_counts(source.tree)
     spans = []
+    read: set[str] = set()
     for stmt, roots in found:
         own = _name_counts(stmt)
         if any(uses.get(root, 0) > own.get(root, 0) for root in roots):
             spans.append(source.span(stmt))
+            read |= _read_by(stmt.value)  # type: ignore[attr-defined]  # a seeding statement has a call value
+    return spans + _literal_values(source, read)
+
+
+def _read_by(call: ast.Call) -> set[str]:
+    """The names and attributes (`seed` of `cfg.seed`) a seeding call's arguments read."""
+    found = set()
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        for node in ast.walk(argument):
+            if isinstance(node, ast.Name):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                found.add(node.attr)
+    return found
+
+
+def _literal_values(source: Source, names: set[str]) -> list[Span]:
+    """The spans of the literal values the program gives those names: `seed = 7`, a class's
+    `seed: int = 7`, `self.seed = 7`, `def set_seed(seed=7)`, `Config(seed=7)`, and argparse's
+    `add_argument("--seed", default=7)`."""
+    if not names:
+        return []
+    spans = []
+
+    def keep(value: ast.expr | None) -> None:
+        if value is not None and _is_literal(value):
+            spans.append(source.span(value))
+
+    for node in ast.walk(source.tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_identifier(t) in names for t in targets):
+                keep(node.value)
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            for arg, default in zip(positional[len(positional) - len(node.defaults):], node.defaults, strict=True):
+                if arg.arg in names:
+                    keep(default)
+            for arg, maybe in zip(node.kwonlyargs, node.kw_defaults, strict=True):
+                if arg.arg in names:
+                    keep(maybe)
+        elif isinstance(node, ast.Call):
+            options = {a.value.lstrip("-").replace("-", "_") for a in node.args
+                       if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+            argparse = isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" and options & names
+            for keyword in node.keywords:
+                if keyword.arg in names or (argparse and keyword.arg == "default"):
+                    keep(keyword.value)
     return spans
+
+
+def _identifier(target: ast.expr) -> str | None:
+    return target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+
+
+def _is_literal(value: ast.expr) -> bool:
+    """A number or a string as written: `7`, `-1`, `"42"`."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
+    return isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str)) and not isinstance(value.value, bool)
 
 
 def _seeding_call(node: ast.AST) -> ast.Call | None:
