@@ -303,6 +303,30 @@ def test_nothing_but_a_tensor_stands_where_the_run_saw_a_tensor():
     assert "z = torch.zeros(64, 32)\ny = model(x)\nw = x.float()\nn = x\n" in results
 
 
+def test_a_parameter_as_its_callers_pass_it_is_not_written_over_with_its_value():
+    """`b, t = idx.size()` in `forward(self, idx)`: the run saw a tensor for `idx`, but writing
+    it there leaves the parameter and every caller's argument in place, and the function no
+    longer reading it. `hidden` (bound again in the body) and `width` (a module name) still
+    take their values, as does a larger expression that reads the parameter."""
+    text = ("import torch\n\n\ndef forward(self, idx, hidden):\n    b, t = idx.size()\n    hidden = hidden * 2\n"
+            "    return hidden + width + len(idx)\n")
+
+    def at(expr, after=0):
+        start = text.index(expr, after)
+        return (start, start + len(expr))
+
+    tensor = Recorded("value", "torch.zeros((8, 128), dtype=torch.int64)")
+    recorded = {at("idx", text.index("idx.size")): tensor, at("hidden", text.index("return")): Recorded("value", "6"),
+                at("width"): Recorded("value", "64"), at("len(idx)"): Recorded("value", "8")}
+    ctx = PassContext(Source(text), values=ValueLookup(RecordedValues(recorded, {}), identity_shadow(text)))
+    (reduction_pass,) = [p for p in registered_passes() if p.name == "replace expressions by a constant"]
+    results = {render(text, select_patches([e], ctx.guards)) for e in reduction_pass.edits(ctx) or []}
+    assert not any("torch.zeros" in r for r in results), results
+    assert text.replace("return hidden +", "return 6 +") in results
+    assert text.replace("+ width +", "+ 64 +") in results
+    assert text.replace("len(idx)", "8") in results
+
+
 def test_a_part_the_run_saw_as_another_kind_of_thing_is_marked_likely_refused():
     """`cfg.size` -> `cfg` (an instance where a number was) and `len(name)` -> `name` (a string
     where a number was) are marked; `a + b` -> `a` (numbers both) is not, nor is any part

@@ -198,3 +198,48 @@ def test_an_inlined_value_is_parenthesized_only_where_its_place_needs_it():
     assert inlined("pair = block_m, block_k\nprint(pair)\n") == ["print((block_m, block_k))\n"]
     for text in inlined("area = block_m * block_k\nneed = (area + extra) * size\n"):
         parse(text)
+
+
+SEQUENCE_MODEL = '''import torch
+import torch.nn as nn
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab, block_size, width):
+        super().__init__()
+        self.block_size = block_size
+        self.embed = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, idx):
+        b, t = idx.size()
+        assert t <= self.block_size, f"sequence of length {t} is longer than the block size {self.block_size}"
+        return self.head(self.embed(idx))
+
+
+def batches(data, block_size, batch_size):
+    for start in range(0, len(data) - block_size, block_size):
+        chunk = data[start:start + block_size * batch_size]
+        yield chunk.view(-1, block_size * 2)
+
+
+data = torch.arange(4096) % 50
+model = TinyLM(50, 64, 32)
+for batch in batches(data, 64, 8):
+    logits = model(batch)
+    print(logits.shape)
+'''
+
+
+@pytest.mark.slow
+def test_a_module_reads_the_input_its_caller_passes(tmp_path, no_leftovers):
+    """`forward(self, idx)` is reached through `model(batch)`, where the parameter pass finds no
+    call to drop `idx` from. Its value written over `idx.size()` left the caller passing
+    `torch.zeros((4, 128))` and `forward` reading a `torch.zeros((1, 128))` of its own."""
+    pytest.importorskip("torch")
+    path = tmp_path / "tiny_lm.py"
+    path.write_text(SEQUENCE_MODEL)
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="is longer than the block size")).run()
+    assert summary.verified, summary.describe()
+    assert "b, t = idx.size()" in summary.text, summary.text
+    assert summary.text.count("torch.zeros(") == 1 and "torch.zeros((4, 128)" in summary.text, summary.text

@@ -23,10 +23,11 @@ from autodd_lsp.passes.base import (
     register,
 )
 from autodd_lsp.passes.expressions import is_statement_value, replaceable_expressions
+from autodd_lsp.syntax.bindings import parameters
 from autodd_lsp.syntax.parsing import parse
 from autodd_lsp.syntax.patch import Edit, replace
 from autodd_lsp.syntax.precedence import fits
-from autodd_lsp.syntax.source import Source
+from autodd_lsp.syntax.source import Source, own_nodes
 from autodd_lsp.values.recorded import TENSOR_PREFIX, is_tensor_value
 
 _SIMPLE = (ast.Constant, ast.Name)
@@ -98,6 +99,22 @@ def _no_zero_here(ctx: PassContext, node: ast.expr) -> bool:
     return ran is False or (ran is True and ctx.values.values.withheld)
 
 
+def _a_parameter_as_given(source: Source, node: ast.expr) -> bool:
+    """`node` reads a parameter of the function around it, one the function never binds again.
+    Its value there is what the callers pass: written in its place, the callers still pass it
+    (the parameter stays) and the function no longer reads it. nanoGPT's `forward(self, idx)`,
+    called as `model(X, Y)`, became `b, t = torch.zeros((1, 128)).size()` while its caller
+    passed `torch.zeros((8, 128))`: larger, and a batch no run had. The parameter pass drops
+    a parameter with its arguments, writing its value where it is read, where it finds them."""
+    if not isinstance(node, ast.Name):
+        return False
+    function = source.ancestor(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))  # type: ignore[arg-type]
+    if function is None or node.id not in parameters(function):
+        return False
+    return not any(isinstance(inner, ast.Name) and inner.id == node.id and isinstance(inner.ctx, (ast.Store, ast.Del))
+                   for inner in own_nodes(function))
+
+
 @register
 class ReplaceWithConstant(ReductionPass):
     """An expression becomes the value it had when the original ran (`cfg.block_K` -> `32`,
@@ -122,6 +139,8 @@ class ReplaceWithConstant(ReductionPass):
                 continue
             start, end = source.span(node)
             recorded = ctx.recorded(node)
+            if recorded is not None and _a_parameter_as_given(source, node):
+                continue
             if recorded is not None:
                 if recorded.literal is not None and recorded.literal != source.text[start:end] and usable_here(ctx, recorded):
                     made = literal_patch(source, node, recorded.literal, ctx.quote)
