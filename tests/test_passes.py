@@ -173,6 +173,18 @@ def test_replace_by_constant_skips_names_and_constants():
     assert results == ["y = 0\n"]
 
 
+def test_a_shape_query_on_a_tensor_literal_becomes_its_number():
+    """`nn.Linear(W.size(0), 1)` with `W`'s recorded tensor written in: the query folds to the
+    dimension it reads (pytorch/examples' regression went to `torch.nn.Linear(4, 1)`)."""
+    text = ("fc = nn.Linear(torch.zeros((4, 1), dtype=torch.float32).size(0), 1)\n"
+            "n = torch.zeros((2, 3)).shape[-1] + len(torch.zeros((5, 7)))\nm = torch.zeros((2, 3)).size(2)\n")
+    results = single_edit_results("replace expressions by a constant", text)
+    assert text.replace("torch.zeros((4, 1), dtype=torch.float32).size(0)", "4") in results
+    assert text.replace("torch.zeros((2, 3)).shape[-1]", "3") in results
+    assert text.replace("len(torch.zeros((5, 7)))", "5") in results
+    assert not any("m = 2\n" in r or "m = 3\n" in r for r in results)  # no such dimension: left as it is
+
+
 def test_remove_elements_handles_commas():
     text = "f(a, b, key=1)\nx = [1, 2]\nfrom m import p, q\nh = lambda u, v=2: u\n"
     results = single_edit_results("remove list elements", text)
