@@ -264,6 +264,15 @@ def test_normalizing_masks_paths_addresses_and_line_numbers_only():
     assert normalize_line("K_A = 32, K_B = 64") != normalize_line("K_A = 0, K_B = 1")
 
 
+def test_what_a_recursion_error_was_doing_at_the_limit_is_masked():
+    """Where the limit trips (a comparison, a call) depends on how deep the stack was when the
+    program began: the warm runner and a fresh interpreter differ. The rest of a line is kept."""
+    tripped = [normalize_line("RecursionError: maximum recursion depth exceeded" + suffix)
+               for suffix in ("", " in comparison", " while calling a Python object")]
+    assert tripped == ["RecursionError: maximum recursion depth exceeded"] * 3
+    assert normalize_line("ValueError: maximum recursion depth exceeded in comparison").endswith("in comparison")
+
+
 def test_the_same_line_from_another_place_is_not_the_same_failure():
     def output(file, line):
         return (

@@ -1,5 +1,6 @@
 """The final check's runs at -j N (engine/verify.py, engine/verdict.py): several at once, each
-alone in an empty folder of its own, judged in the order they started."""
+alone in an empty folder of its own, judged in the order they started; and a RecursionError,
+whose values at the limit differ between the warm runner and a fresh interpreter."""
 
 import itertools
 import threading
@@ -86,3 +87,39 @@ def test_the_final_runs_go_at_once_each_alone_in_an_empty_folder(tmp_path, no_le
     assert {listing for _, listing, *_ in seen} == {"['meet.py']"}  # nothing but the program there
     spans = sorted((float(start), float(end)) for _, _, start, end, *_ in seen)
     assert any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))  # some ran at once
+
+
+RECURSION = """def pick(first, total, left, chosen, found):
+    if left == 0:
+        found.append(chosen[:])
+        return
+    for value in range(first, total - left + 2):
+        chosen.append(value)
+        pick(value + 1, total, left - 1, chosen, found)
+        chosen.pop()
+
+
+def choose(total, size):
+    found = []
+    pick(1, total, size, [], found)
+    return found
+
+
+print(choose(4, 2))
+print(choose(10, -1))
+"""
+
+
+@pytest.mark.slow
+def test_a_recursion_error_is_verified_by_its_line_and_place(tmp_path, no_leftovers):
+    """`choose(10, -1)` never reaches `left == 0`. At the limit the failing statement saw
+    `left` and `first` as deep as the stack let them get, which depends on how deep it was
+    when the program began: the warm runner's candidates all began alike, the final check's
+    fresh interpreter did not, and every text back to the original failed there ("NOT
+    reproduced", the original given back). Its line and place are the failure's."""
+    source = tmp_path / "choose.py"
+    source.write_text(RECURSION)
+    summary = Reduction(source.read_text(), str(source), ReduceOptions(err_msg="RecursionError")).run()
+    assert summary.verified, summary.describe()
+    assert "def pick(" in summary.text and len(summary.text) < len(RECURSION) / 2, summary.text
+    assert summary.final_failure_line.startswith("RecursionError: maximum recursion depth exceeded")

@@ -11,7 +11,11 @@ How often: a deterministic failure must show in every one of `FINAL_RUNS`
 runs (a result that fails only sometimes -- a seed dropped -- is not the user's
 bug; a text that fails at rate p passes with p**5); an intermittent one in at
 least one of as many runs as the original ran to measure its rate (the
-result's rate goes into the summary). Candidates ran on a warm runner, whose
+result's rate goes into the summary). At a RecursionError the failing
+statement's operands are not compared here (what it saw at the limit depends on
+how deep the stack was when the program began, and a warm runner's candidates
+began deeper than `python file.py` does); the failure line and its place are.
+Candidates ran on a warm runner, whose
 preloaded modules a candidate may have stopped importing, and one run of a
 candidate cannot tell a flaky text: if the result fails these runs, the newest
 accepted text that passes them is found by a binary search over the history
@@ -38,6 +42,7 @@ from typing import Any
 from autodd_lsp.engine.candidates import CandidateTester, Rules
 from autodd_lsp.engine.clean_runs import FolderWatch
 from autodd_lsp.engine.flaky import FINAL_RUNS, FailureRate
+from autodd_lsp.engine.judge import replace_judge
 from autodd_lsp.engine.original import OriginalChecks
 from autodd_lsp.engine.pytest_target import PytestTest
 from autodd_lsp.engine.slots import JobSlots
@@ -85,6 +90,12 @@ class FinalCheck:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
         if self.cancelled():
             return False
+        observation = self.checks.observation
+        if observation is not None and observation.line.startswith("RecursionError") and rules.judge.statement:
+            # What the failing statement saw at the recursion limit (how deep it got, a node that
+            # alternates with the depth) depends on how deep the stack was when the program
+            # began: the warm runner's candidates all began alike, a fresh interpreter does not.
+            rules = replace(rules, judge=replace_judge(rules.judge, rules.judge.operands, None))
         if self.launcher.launch.shell or (not self.pytest and not self.checks.options.inline_modules):
             # the result imports modules beside it, or the user's check runs from the folder it names
             return self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")

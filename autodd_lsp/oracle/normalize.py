@@ -2,9 +2,12 @@
 
 A failure line is compared after masking memory addresses, the program's own
 path and folder (candidates run as another file than the original), other
-temporary paths, and line numbers (a smaller program has its lines elsewhere).
-Nothing else is masked: numbers in the message (`K_A = 32`), names, shapes and
-dtypes are the bug.
+temporary paths, and line numbers (a smaller program has its lines elsewhere),
+and what a RecursionError says it was doing when the limit tripped (`in
+comparison`, `while calling a Python object`): that depends on how deep the
+stack already was when the program began, which differs between the warm runner
+and `python file.py`. Nothing else is masked: numbers in the message (`K_A =
+32`), names, shapes and dtypes are the bug.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import tempfile
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 _LINE_NUMBER = re.compile(r"\b(line) \d+|(\.pyw?|<program>):\d+")
+_RECURSION = re.compile(r"^(RecursionError: maximum recursion depth exceeded)\b.*$")
 _TEMP_ROOTS = tuple(sorted({"/tmp", "/var/tmp", tempfile.gettempdir()}, key=len, reverse=True))
 
 
@@ -37,4 +41,5 @@ def normalize_line(line: str, program_paths: tuple[str, ...] = ()) -> str:
                 text = text.replace(folder + os.sep, "<folder>/")
     text = _TEMP_PATH.sub("<tmp>", text)
     text = _ADDRESS.sub("0x?", text)
+    text = _RECURSION.sub(r"\1", text)
     return _LINE_NUMBER.sub(lambda m: f"{m[1]} ?" if m[1] else f"{m[2]}:?", text)
