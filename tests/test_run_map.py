@@ -137,6 +137,28 @@ def test_the_failing_path_is_the_failing_statement_and_what_holds_it():
     assert path.crossed_by(FAILING, None, edits) == set()
 
 
+def test_a_comment_after_the_failing_statement_does_not_put_the_function_on_the_path():
+    """`return table[key]  # the lookup`: the comment's characters lie in the span of `def lookup`
+    (and its `if`, its loop), not in the statement's; counted as the line's, they made the
+    function a statement of the failing line, and then its comments part of the path: the
+    removal of `# say what it does` with `note = ...` was left out (nanoGPT's
+    `assert ...  # autodd: freeze` kept every statement after it in its `__init__`), and the
+    failure's place was anywhere in the function."""
+    text = FAILING.replace('    note = "looking"\n', '    # say what it does\n    note = "looking"\n').replace(
+        "return table[key]\n", "return table[key]  # the lookup\n")
+    source = Source(text)
+    statements = OriginalStatements(text, source.statement_spans)
+    line = text.splitlines().index("            return table[key]  # the lookup") + 1
+    assert [source.statements[i].lineno for i in statements.of_line(line)] == [line]
+    path = FailingPath(statements.of_line(line), statements)
+    ctx = PassContext(source, [], original=text)
+    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
+    crossed = path.crossed_by(text, identity_shadow(text), edits)
+    removed = {index: text[edit.patches[0].start:edit.patches[0].end].strip().splitlines()[0]
+               for index, edit in enumerate(edits)}
+    assert sorted(removed[i] for i in crossed) == sorted(["def lookup(table, key):", "if key:", "for _ in range(1):"])
+
+
 def _with_and_without_the_map(path, failure, monkeypatch):
     """The reduction guided by the map, then unguided (AUTODD_RUN_MAP=off): both verified, the same text."""
     guided, _ = reduce(path, failure)

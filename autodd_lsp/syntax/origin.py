@@ -20,6 +20,8 @@ tracked (their origins are unknown; callers then skip what needs them).
 
 from __future__ import annotations
 
+import io
+import tokenize
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -77,17 +79,36 @@ class OriginalStatements:
         self._owner = owner
         lines = text.split("\n")
         self._line_starts = [0, *accumulate(len(line) + 1 for line in lines)]
+        self._comment_starts: dict[int, int] | None = None  # `_comments`, made when first asked
 
     def of_offsets(self, offsets) -> frozenset[int]:
         owner = self._owner
         return frozenset(owner[o] for o in offsets if 0 <= o < len(owner) and owner[o] >= 0)
 
     def of_line(self, lineno: int) -> frozenset[int]:
-        """Statements of the original's line `lineno` (1-based), by its non-blank characters."""
+        """Statements of the original's line `lineno` (1-based), by its non-blank characters out of
+        comments: a comment after a statement (`assert ...  # autodd: freeze`) lies in the span of
+        the statement around it (the `def`), not in its own, and would make that `def` a
+        statement of the line (then the failure's place was anywhere in it)."""
         if not 1 <= lineno < len(self._line_starts):
             return frozenset()
         start, end = self._line_starts[lineno - 1], self._line_starts[lineno] - 1
-        return self.of_offsets(i for i in range(start, end) if not self.text[i].isspace())
+        comment = self._comments().get(lineno, end)
+        return self.of_offsets(i for i in range(start, min(end, comment)) if not self.text[i].isspace())
+
+    def _comments(self) -> dict[int, int]:
+        """The offset where each line's comment begins, by line (1-based)."""
+        if self._comment_starts is None:
+            found: dict[int, int] = {}
+            try:
+                for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    if token.type == tokenize.COMMENT:
+                        line, column = token.start
+                        found[line] = self._line_starts[line - 1] + column
+            except (tokenize.TokenError, SyntaxError):
+                pass  # what was read before the error stands
+            self._comment_starts = found
+        return self._comment_starts
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self._line_starts, offset)
