@@ -118,23 +118,28 @@ main()
 '''
 
 
+def crossed_removals(text: str, failing: str) -> tuple[list[int], list[str], set[int]]:
+    """For the statement pass's removals of `text` whose failing line reads `failing`: the lines of
+    that line's statements, the first lines of the removals `FailingPath` names, and what it
+    names where the text's origins are unknown."""
+    source = Source(text)
+    statements = OriginalStatements(text, source.statement_spans)
+    line = text.splitlines().index(failing) + 1
+    path = FailingPath(statements.of_line(line), statements)
+    ctx = PassContext(source, [], original=text)
+    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
+    crossed = path.crossed_by(text, identity_shadow(text), edits)
+    first_lines = sorted(text[edits[i].patches[0].start:edits[i].patches[0].end].strip().splitlines()[0] for i in crossed)
+    return [source.statements[i].lineno for i in statements.of_line(line)], first_lines, path.crossed_by(text, None, edits)
+
+
 def test_the_failing_path_is_the_failing_statement_and_what_holds_it():
     """Removals that take away the failing statement (`return table[key]`) with what holds it (its
     loop, its `if`, its `def`) are the ones `FailingPath` names: not the statement alone (a person
     asks what its removal does), none of their siblings, not the outer frames' calls."""
-    source = Source(FAILING)
-    statements = OriginalStatements(FAILING, source.statement_spans)
-    failing_line = FAILING.splitlines().index("            return table[key]") + 1
-    path = FailingPath(statements.of_line(failing_line), statements)
-    ctx = PassContext(source, [], original=FAILING)
-    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
-    crossed = path.crossed_by(FAILING, identity_shadow(FAILING), edits)
-    removed = {index: FAILING[edit.patches[0].start:edit.patches[0].end].strip().splitlines()[0]
-               for index, edit in enumerate(edits)}
-    assert sorted(removed[i] for i in crossed) == sorted(
-        ["def lookup(table, key):", "if key:", "for _ in range(1):"])
-    # Where the text's origins are unknown, nothing is left out.
-    assert path.crossed_by(FAILING, None, edits) == set()
+    _, crossed, unknown = crossed_removals(FAILING, "            return table[key]")
+    assert crossed == sorted(["def lookup(table, key):", "if key:", "for _ in range(1):"])
+    assert unknown == set()  # where the text's origins are unknown, nothing is left out
 
 
 def test_a_comment_after_the_failing_statement_does_not_put_the_function_on_the_path():
@@ -146,17 +151,10 @@ def test_a_comment_after_the_failing_statement_does_not_put_the_function_on_the_
     failure's place was anywhere in the function."""
     text = FAILING.replace('    note = "looking"\n', '    # say what it does\n    note = "looking"\n').replace(
         "return table[key]\n", "return table[key]  # the lookup\n")
-    source = Source(text)
-    statements = OriginalStatements(text, source.statement_spans)
-    line = text.splitlines().index("            return table[key]  # the lookup") + 1
-    assert [source.statements[i].lineno for i in statements.of_line(line)] == [line]
-    path = FailingPath(statements.of_line(line), statements)
-    ctx = PassContext(source, [], original=text)
-    edits = [remove_statement(ctx, node, "remove statements") for node, _ in walk_statements(source.tree)]
-    crossed = path.crossed_by(text, identity_shadow(text), edits)
-    removed = {index: text[edit.patches[0].start:edit.patches[0].end].strip().splitlines()[0]
-               for index, edit in enumerate(edits)}
-    assert sorted(removed[i] for i in crossed) == sorted(["def lookup(table, key):", "if key:", "for _ in range(1):"])
+    failing = "            return table[key]  # the lookup"
+    of_line, crossed, _ = crossed_removals(text, failing)
+    assert of_line == [text.splitlines().index(failing) + 1]
+    assert crossed == sorted(["def lookup(table, key):", "if key:", "for _ in range(1):"])
 
 
 def _with_and_without_the_map(path, failure, monkeypatch):
