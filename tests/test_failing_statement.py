@@ -334,3 +334,56 @@ def test_an_object_the_failing_function_was_given_stays_its_parameter(tmp_path):
     assert not rule.accepts(inlined, None)
     assert rule.accepts(probed_run(tmp_path / "again.py", ROTATION.replace("Node(7)", "Node(7)  # kept")).statement, None)
     assert not rule.accepts(probed_run(tmp_path / "other.py", ROTATION.replace("Node(7)", "Node(8)")).statement, None)
+
+
+CONFIG_MODULE = """from dataclasses import dataclass
+
+
+@dataclass
+class Config:
+    vocab: int = 1000
+    width: int = 8
+
+
+class Rows:
+    def __init__(self, count, width):
+        self.rows = [[0.0] * width for _ in range(count)]
+
+
+class Model:
+    def __init__(self, config):
+        self.config = config
+        self.table = Rows(config.vocab, config.width)
+
+    def forward(self, ids):
+        return [self.table.rows[i] for i in ids]
+"""
+
+TRAINING_SCRIPT = """from model import Config, Model
+
+
+def batches(tokens, size):
+    for start in range(0, len(tokens), size):
+        yield [t / 1 for t in tokens[start:start + size]]
+
+
+model = Model(Config(vocab=26, width=4))
+for batch in batches(list(range(20)), 5):
+    print(model.forward(batch))
+"""
+
+
+@pytest.mark.slow
+def test_a_module_s_failing_statement_keeps_what_it_read_before_the_module_is_inlined(tmp_path, no_leftovers):
+    """A script and its `model.py`, reduced with the module imported first (then inlined): the
+    table the module's failing statement reads has the user's 26 rows, and the batch the script
+    passes its 5 floats. Before, only the script's call was recorded, which sees the model one
+    level deep: `vocab=26` went to the default (a table of 1,000 rows), as nanoGPT's
+    `GPTConfig(vocab_size=26, n_embd=128)` became `nn.Embedding(50304, 768)`."""
+    (tmp_path / "model.py").write_text(CONFIG_MODULE)
+    path = tmp_path / "train.py"
+    path.write_text(TRAINING_SCRIPT)
+    summary, _ = reduce(path, "list indices must be integers")
+    assert summary.verified, summary.describe()
+    assert "26" in summary.text and "1000" not in summary.text, summary.text
+    assert "[t / 1 for t in tokens[0:5]]" in summary.text, summary.text

@@ -9,6 +9,10 @@ traceback is printed, it writes one marker line to stderr,
 
 - `line`: the line of the innermost frame that belongs to the program (`__main__`'s
   file: rule 3's place);
+- `module`: when the failure came through one of the program's own modules after that
+  frame (beside it or below its folder, not an installed package: a training script's
+  `model.py` before the reduction inlines it), the same record of the innermost such
+  frame, with `file`, its path from the program's folder;
 - `op` and `operands`: the operation that failed, found from the frame's instruction
   position (`co_positions`, the span tracebacks' carets use; Python 3.11 and later),
   and its direct operands by position (`value`, `slice`, `func`, `args.0`, `kw.dim`,
@@ -279,21 +283,43 @@ def _parse_around(path, code):
     return ast.parse(source)
 
 
+def _own_file(path, main):
+    """`path` is a module of the program's own: below its folder, and neither an installed
+    package nor the interpreter's own library (a virtual environment or a conda there)."""
+    folder = os.path.dirname(main) + os.sep
+    installed = tuple({prefix + os.sep for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix) if prefix})
+    return path.startswith(folder) and path.endswith(".py") and not path.startswith(installed) \
+        and "-packages" + os.sep not in path[len(folder):]
+
+
 def _record(tb, main):
-    frame_tb = None
+    frame_tb = module_tb = None
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == main:
-            frame_tb = tb
+        path = tb.tb_frame.f_code.co_filename
+        if path == main:
+            frame_tb, module_tb = tb, None
+        elif frame_tb is not None and _own_file(path, main):
+            module_tb = tb
         tb = tb.tb_next
     if frame_tb is None:
         return None
+    record = _frame_record(frame_tb, main)
+    if module_tb is not None:
+        path = module_tb.tb_frame.f_code.co_filename
+        record["module"] = _frame_record(module_tb, path)
+        record["module"]["file"] = os.path.relpath(path, os.path.dirname(main))
+    return record
+
+
+def _frame_record(frame_tb, path):
+    """The record of the failing statement of `frame_tb`'s frame, a frame of the file `path`."""
     frame, code = frame_tb.tb_frame, frame_tb.tb_frame.f_code
     line, span = frame_tb.tb_lineno, None
     if hasattr(code, "co_positions") and frame_tb.tb_lasti >= 0:
         span = next(itertools.islice(code.co_positions(), frame_tb.tb_lasti // 2, None), None)
         if span is not None and None in span:
             span = None
-    tree = _parse_around(main, code)
+    tree = _parse_around(path, code)
     col = span[2] if span is not None else None
     at = (line, col if col is not None else 0)
     statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= line]

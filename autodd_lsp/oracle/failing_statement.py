@@ -18,7 +18,14 @@ an object's public attributes, one level deep).
 
 `StatementRule` keeps the original's record and accepts a candidate's run when its
 record is on a line that came from the original's failing statement and every
-descriptor field the two records share agrees. How operands correspond:
+descriptor field the two records share agrees. Where the failure came through one
+of the program's own modules (`module`: a training script's `model.py`, before the
+reduction inlines it), the candidate's must come through the same line of the same
+module, which no candidate changes, and what that statement read is compared too:
+before, only the script's call into the module was, which saw the model one level
+deep, and the user's `GPTConfig(vocab_size=26, n_embd=128)` lost its keywords to
+the defaults (`nn.Embedding(50304, 768)` in nanoGPT's result). How operands
+correspond:
 
 - `operands` by the operation and the position (`Subscript` `value`): a variable
   that the reduction inlined or renamed is compared through its position, and a
@@ -68,7 +75,15 @@ def statement_source() -> str:
 
 def flat(record: Record) -> dict[str, object]:
     """A record as `path -> value`: `reads.REGION_MANAGERS.len`, `operands.Subscript.slice.value`,
-    `reads.order.fields.order_id.type`."""
+    `reads.order.fields.order_id.type`; its module's record's under `module.`."""
+    out = _flat(record)
+    module = record.get("module")
+    if isinstance(module, dict):
+        out.update((f"module.{path}", value) for path, value in _flat(module).items())
+    return out
+
+
+def _flat(record: Record) -> dict[str, object]:
     out: dict[str, object] = {}
     op = record.get("op")
     for part in ("reads", "params"):
@@ -131,6 +146,9 @@ class StatementRule:
             return False
         if not held_parameters(self.original) <= set(record.get("params") or {}):
             return False
+        module, theirs = self.original.get("module"), record.get("module") or {}
+        if module is not None and (theirs.get("file"), theirs.get("line")) != (module.get("file"), module.get("line")):
+            return False  # the failure no longer comes through the same line of the same module
         return from_statements(record, self.failing_statements, statements_of)
 
     def describe(self) -> str:
