@@ -18,6 +18,7 @@ from autodd_lsp.oracle.failing_statement import (
     StatementRule,
     differences,
     held_parameters,
+    varying_note,
 )
 from autodd_lsp.syntax.metrics import count_nodes
 from tests.support import program_text, reduce, run_standalone
@@ -387,3 +388,12 @@ def test_a_module_s_failing_statement_keeps_what_it_read_before_the_module_is_in
     assert summary.verified, summary.describe()
     assert "26" in summary.text and "1000" not in summary.text, summary.text
     assert "[t / 1 for t in tokens[0:5]]" in summary.text, summary.text
+
+
+def test_what_differs_between_two_runs_is_named_with_its_module():
+    """The note names the operands that differ, a module's with the module's file."""
+    varying = frozenset({"reads.seed.value", "module.reads.seen.value", "module.params.period.value"})
+    note = varying_note(varying, "flakylib.py")
+    assert "(seed; period, seen in flakylib.py)" in note, note
+    assert "(some operands)" in varying_note(frozenset({"operands.Call.args.0.value"}))
+    assert varying_note(frozenset()) == ""

@@ -88,7 +88,8 @@ def statement_rule(
     if second is not None and second.get("line") != line:
         return None, ""
     varying = varying_paths(first, second)
-    return StatementRule(first, statements, varying), varying_note(varying)
+    module = first.get("module")
+    return StatementRule(first, statements, varying), varying_note(varying, module.get("file") if isinstance(module, dict) else None)
 
 
 def _statements_at(record: Record, statements_of_line: Callable[[int], frozenset[int]],

@@ -167,13 +167,17 @@ def held_parameters(record: Record) -> set[str]:
     return {name for name in record.get("flows") or () if isinstance(params.get(name), dict) and "fields" in params[name]}
 
 
-def varying_note(varying: frozenset[str]) -> str:
-    """What the user is told when the original's two runs disagree on some operands ("" if none)."""
-    names = sorted({path.split(".")[1] for path in varying if path.startswith(("reads.", "params."))})
+def varying_note(varying: frozenset[str], module: str | None = None) -> str:
+    """What the user is told when the original's two runs disagree on some operands ("" if none);
+    `module`: the file of the record's `module` part, named where its operands are among them."""
     if not varying:
         return ""
-    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "") if names else "some operands"
-    return (f"what the failing statement reads differs between two runs of the original ({shown}); "
+    names = sorted({path.split(".")[1] for path in varying if path.startswith(("reads.", "params."))})
+    inner = sorted({path.split(".")[2] for path in varying if path.startswith(("module.reads.", "module.params."))})
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "") if names else ""
+    if inner and module:
+        shown += ("; " if shown else "") + ", ".join(inner[:4]) + (", ..." if len(inner) > 4 else "") + f" in {module}"
+    return (f"what the failing statement reads differs between two runs of the original ({shown or 'some operands'}); "
             "those values are not compared")
 
 
