@@ -283,22 +283,23 @@ def _parse_around(path, code):
     return ast.parse(source)
 
 
-def _own_file(path, main):
-    """`path` is a module of the program's own: below its folder, and neither an installed
-    package nor the interpreter's own library (a virtual environment or a conda there)."""
+def _own_files(main):
+    """Whether a path is a module of the program's own: below its folder, and neither an
+    installed package nor the interpreter's own library (a virtual environment or a conda there)."""
     folder = os.path.dirname(main) + os.sep
     installed = tuple({prefix + os.sep for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix) if prefix})
-    return path.startswith(folder) and path.endswith(".py") and not path.startswith(installed) \
+    return lambda path: path.startswith(folder) and path.endswith(".py") and not path.startswith(installed) \
         and "-packages" + os.sep not in path[len(folder):]
 
 
 def _record(tb, main):
+    own = _own_files(main)
     frame_tb = module_tb = None
     while tb is not None:
         path = tb.tb_frame.f_code.co_filename
         if path == main:
             frame_tb, module_tb = tb, None
-        elif frame_tb is not None and _own_file(path, main):
+        elif frame_tb is not None and own(path):
             module_tb = tb
         tb = tb.tb_next
     if frame_tb is None:

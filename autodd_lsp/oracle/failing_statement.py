@@ -172,13 +172,19 @@ def varying_note(varying: frozenset[str], module: str | None = None) -> str:
     `module`: the file of the record's `module` part, named where its operands are among them."""
     if not varying:
         return ""
-    names = sorted({path.split(".")[1] for path in varying if path.startswith(("reads.", "params."))})
-    inner = sorted({path.split(".")[2] for path in varying if path.startswith(("module.reads.", "module.params."))})
-    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "") if names else ""
+    shown = _names(varying, "")
+    inner = _names(varying, "module.")
     if inner and module:
-        shown += ("; " if shown else "") + ", ".join(inner[:4]) + (", ..." if len(inner) > 4 else "") + f" in {module}"
+        shown = "; ".join(part for part in (shown, f"{inner} in {module}") if part)
     return (f"what the failing statement reads differs between two runs of the original ({shown or 'some operands'}); "
             "those values are not compared")
+
+
+def _names(varying: frozenset[str], prefix: str) -> str:
+    """The first few names read (`reads.X...`, `params.X...`, after `prefix`) among `varying`, shown."""
+    names = sorted({path[len(prefix):].split(".")[1] for path in varying
+                    if path.startswith((f"{prefix}reads.", f"{prefix}params."))})
+    return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
 __all__ = ["StatementRule", "differences", "flat", "held_parameters", "statement_source", "varying_note", "varying_paths"]

@@ -117,40 +117,40 @@ def _a_parameter_as_given(source: Source, node: ast.expr) -> bool:
 
 def _dimension_read(node: ast.expr) -> str | None:
     """The number a shape query on a tensor literal reads: `torch.zeros((4, 1)).size(0)`,
-    `torch.zeros((4, 1)).shape[1]`, `len(torch.zeros((4, 1)))`. A recorded tensor written
+    `torch.zeros((4, 1)).shape[-1]`, `len(torch.zeros((4, 1)))`. A recorded tensor written
     where the program read one of its dimensions (`nn.Linear(W.size(0), 1)`, once `W`'s
     value was inlined there) leaves such a query; its number is the same value, plainer."""
-    receiver, at = None, None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
             and len(node.args) == 1 and not node.keywords:
-        receiver, at = node.func.value, node.args[0]
+        receiver, at = node.func.value, _number(node.args[0])
     elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        receiver, at = node.value.value, node.slice
+        receiver, at = node.value.value, _number(node.slice)
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
             and len(node.args) == 1 and not node.keywords:
-        receiver, at = node.args[0], ast.Constant(0)
-    if isinstance(at, ast.UnaryOp) and isinstance(at.op, ast.USub) and isinstance(at.operand, ast.Constant) \
-            and type(at.operand.value) is int:
-        at = ast.Constant(-at.operand.value)  # `shape[-1]`
-    if receiver is None or not isinstance(at, ast.Constant) or type(at.value) is not int:
+        receiver, at = node.args[0], 0
+    else:
         return None
     shape = _literal_shape(receiver)
-    if shape is None or not -len(shape) <= at.value < len(shape):
+    if shape is None or type(at) is not int or not -len(shape) <= at < len(shape):
         return None
-    return str(shape[at.value])
+    return str(shape[at])
 
 
-def _literal_shape(node: ast.expr) -> list[int] | None:
+def _literal_shape(node: ast.expr) -> tuple | None:
     """The shape of `torch.zeros((4, 1), ...)` as the values pass writes a tensor."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "zeros"
             and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" and node.args):
         return None
-    dims = node.args[0]
-    if not isinstance(dims, ast.Tuple):
+    shape = _number(node.args[0])
+    return shape if isinstance(shape, tuple) and all(type(d) is int for d in shape) else None
+
+
+def _number(node: ast.expr) -> object:
+    """The value `node` writes as a literal (`-1`, `(4, 1)`); None if it is not one."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    if not all(isinstance(d, ast.Constant) and type(d.value) is int for d in dims.elts):
-        return None
-    return [d.value for d in dims.elts]  # type: ignore[attr-defined]  # checked just above
 
 
 @register
