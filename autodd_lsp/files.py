@@ -56,7 +56,7 @@ _RESULTS_WRITTEN: set[str] = set()  # real paths of the results this process wro
 
 def written_result(path: str) -> bool:
     """Whether this process wrote `path` as a result (`atomic_write`): never a run's file to clean away
-    (engine/clean_runs.py)."""
+    (engine/candidate/clean_runs.py)."""
     return os.path.realpath(path) in _RESULTS_WRITTEN
 
 

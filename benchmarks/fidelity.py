@@ -378,7 +378,7 @@ def render_summary(results: dict) -> list[str]:
     if not rows:
         return []
     out = ["## Fidelity", "",
-           "Is each result the same bug? (see the README's fidelity columns; "
+           "Is each result the same bug? (see docs/reference.md's fidelity columns; "
            "the per-case tables below show the lines and frames)", "",
            "| " + " | ".join(SUMMARY_COLUMNS) + " |", "|" + "|".join("---" for _ in SUMMARY_COLUMNS) + "|"]
     out += ["| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in rows]

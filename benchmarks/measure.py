@@ -63,7 +63,7 @@ def run_copy_alone(
             if check:
                 command = ["/bin/sh", "-c", check.replace("{}", shlex.quote(str(copy)))]
             if test:
-                # The engine's output options (engine/pytest_target.py): the exception is the last line
+                # The engine's output options (engine/spec/pytest_target.py): the exception is the last line
                 # with the message (no short summary), the test's own output comes before it.
                 command = [sys.executable, "-m", "pytest", f"{copy.name}::{test}", "--tb=native", "-q", "-rN",
                            "-s", "-p", "no:cacheprovider"]

@@ -78,7 +78,7 @@ def run_reduction(label: str, jobs: int, extra: list[str], folder: Path, cap: fl
 
 def ray_available() -> str:
     """"" when the Ray row can run, else why not."""
-    from autodd_lsp.engine.options import BACKENDS
+    from autodd_lsp.engine.lifecycle.options import BACKENDS
 
     if "ray" not in BACKENDS:
         return "not available (this engine has no ray backend)"

@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autodd_lsp.engine.operand_probe import probed_text, split_markers
-from autodd_lsp.engine.passing_side import parse_env
+from autodd_lsp.engine.candidate.passing_side import parse_env
+from autodd_lsp.engine.rules.operand_probe import probed_text, split_markers
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import chosen, difference_summary, same_operands
 from benchmarks.corpus.cases import REPO_ROOT, WRONG_ANSWER_CASES, Case, numpy1_python

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.slots import PREFIX, JobSlots
+from autodd_lsp.engine.candidate.slots import PREFIX, JobSlots
 from tests.support import SLOW_SENTINEL, process_table, slow_program, wait_gone
 
 BACKENDS = ["runner", "subproc"]

@@ -1,4 +1,4 @@
-"""The best text's own run at the cycle that confirms (`engine/best_run.py`): a removal that
+"""The best text's own run at the cycle that confirms (`engine/searching/best_run.py`): a removal that
 leaves a read its run evaluated without any binding is refused without a candidate. The
 rule on real text with a run map, then the real engine on a program, with it and without:
 the same result, and the line kept says why without a run."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-import autodd_lsp.engine.fixpoint as fixpoint
-from autodd_lsp.engine.best_run import refused_by_the_best_run
+import autodd_lsp.engine.searching.fixpoint as fixpoint
+from autodd_lsp.engine.searching.best_run import refused_by_the_best_run
 from autodd_lsp.passes import PassContext
 from autodd_lsp.passes.statements import RemoveStatements
 from autodd_lsp.syntax.origin import identity_shadow

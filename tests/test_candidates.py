@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
-from autodd_lsp.engine.judge import Judge
+from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots, Rules
+from autodd_lsp.engine.rules.judge import Judge
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
 

@@ -1,4 +1,4 @@
-"""Clean runs (engine/clean_runs.py): no run sees a file an earlier run wrote; the user's files stay."""
+"""Clean runs (engine/candidate/clean_runs.py): no run sees a file an earlier run wrote; the user's files stay."""
 
 import os
 import subprocess
@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.clean_runs import CLOCK_SLACK_NS, FolderWatch
-from autodd_lsp.engine.events import Event, Notice
+from autodd_lsp.engine.candidate.clean_runs import CLOCK_SLACK_NS, FolderWatch
+from autodd_lsp.engine.lifecycle.events import Event, Notice
 from autodd_lsp.files import atomic_write
 from tests.conftest import program_text
 
@@ -95,8 +95,8 @@ os.close(fd)
 
 @pytest.mark.slow
 def test_the_hook_reports_a_read_before_a_write_once(tmp_path):
-    from autodd_lsp.engine.earlier_files import earlier_hook
-    from autodd_lsp.engine.operand_probe import insert_hooks, split_markers
+    from autodd_lsp.engine.rules.earlier_files import earlier_hook
+    from autodd_lsp.engine.rules.operand_probe import insert_hooks, split_markers
     from autodd_lsp.execution import RunResult
 
     for name in ("written.txt", "earlier.txt", "input.txt"):
@@ -174,8 +174,8 @@ def test_editor_and_python_files_stay_and_the_working_folder_is_watched_shallowl
 
 CLAIM = """
 import sys
-from autodd_lsp.engine.clean_runs import FolderWatch
-from autodd_lsp.engine.folder_claim import FolderTaken
+from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.folder_claim import FolderTaken
 source, cwd = sys.argv[1], sys.argv[2] or None
 try:
     FolderWatch([source], working_folder=cwd).claim()

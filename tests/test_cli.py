@@ -165,7 +165,7 @@ def test_interrupt_keeps_best_result_and_leaves_nothing(program, tmp_path, signu
 
 @pytest.mark.slow
 def test_a_second_reduction_in_the_same_folder_is_refused_and_nothing_is_lost(program, tmp_path):
-    """Each reduction removes what a run creates in its folders (engine/clean_runs.py): a second one
+    """Each reduction removes what a run creates in its folders (engine/candidate/clean_runs.py): a second one
     there would remove the first's result, and the first the second's. The second is refused with one
     line and writes nothing; the first goes on, and its result stays."""
     src, other = program("slow.py", SLOW), program("other.py", SLOW)

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from autodd_lsp.engine.compiler import CandidateCompiler
+from autodd_lsp.engine.candidate.compiler import CandidateCompiler
 from autodd_lsp.execution import create_backend
 
 PROGRAMS = {

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from autodd_lsp.engine import UsageError
-from autodd_lsp.engine.pytest_target import conftest_files, split_source
+from autodd_lsp.engine.spec.pytest_target import conftest_files, split_source
 from autodd_lsp.inlining import inline_conftests
 
 OUTER = '''\

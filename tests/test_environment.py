@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.environment import missing_import
+from autodd_lsp.engine.asking.environment import missing_import
 from tests.support import autodd
 
 pytestmark = pytest.mark.slow  # every test here starts an interpreter

@@ -3,7 +3,7 @@
 Real programs, reduced by the real engine: a lookup table keeps its entries, a
 dataclass its field types, a kernel its tensors; the probe that records the
 operands changes nothing the program prints; the test of the program's own `if`
-that raises the failure stays (engine/protection.guard_spans).
+that raises the failure stays (engine/rules/protection.guard_spans).
 """
 
 import ast
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.operand_probe import probe, split_markers
+from autodd_lsp.engine.rules.operand_probe import probe, split_markers
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.failing_statement import (
     StatementRule,

@@ -19,7 +19,7 @@ from autodd_lsp.engine import (
     ReduceOptions,
     UsageError,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine.spec.failure_spec import FailureSpec
 from autodd_lsp.oracle.regex_match import compile_regex, regex_lines
 from autodd_lsp.oracle.same import Observer
 from autodd_lsp.oracle.signals import CrashOracle, fault_places, parse_signal

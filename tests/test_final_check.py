@@ -1,4 +1,4 @@
-"""The final check's runs at -j N (engine/verify.py, engine/verdict.py): several at once, each
+"""The final check's runs at -j N (engine/lifecycle/verify.py, engine/candidate/verdict.py): several at once, each
 alone in an empty folder of its own, judged in the order they started; and a RecursionError,
 whose values at the limit differ between the warm runner and a fresh interpreter."""
 
@@ -9,8 +9,8 @@ import time
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.flaky import FINAL_RUNS
-from autodd_lsp.engine.verdict import FixedRuns, run_until_decided
+from autodd_lsp.engine.candidate.verdict import FixedRuns, run_until_decided
+from autodd_lsp.engine.spec.flaky import FINAL_RUNS
 from autodd_lsp.execution import RunResult
 
 

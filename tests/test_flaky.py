@@ -24,10 +24,10 @@ from autodd_lsp.engine import (
     ReduceOptions,
     UsageError,
 )
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
-from autodd_lsp.engine.flaky import ALPHA, MAX_RUNS, RateTest
-from autodd_lsp.engine.judge import Judge
-from autodd_lsp.engine.run_map import SWITCH
+from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots, Rules
+from autodd_lsp.engine.rules.judge import Judge
+from autodd_lsp.engine.searching.run_map import SWITCH
+from autodd_lsp.engine.spec.flaky import ALPHA, MAX_RUNS, RateTest
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
 from tests.support import reduce, run_standalone
@@ -108,7 +108,7 @@ flakylib.maybe_fail(period)
 @pytest.fixture
 def flaky(tmp_path, tmp_path_factory, monkeypatch):
     """Write flakylib beside the programs; return a function that starts a fresh set of counters
-    (outside the program's folder: what runs write there is removed after each, engine/clean_runs.py)."""
+    (outside the program's folder: what runs write there is removed after each, engine/candidate/clean_runs.py)."""
     (tmp_path / "flakylib.py").write_text(FLAKYLIB)
     made: list[Path] = []
     outside = tmp_path_factory.mktemp("counters")

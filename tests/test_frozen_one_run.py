@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.frozen_probe import FrozenCheck, probed_code, split_run
-from autodd_lsp.engine.protection import frozen_spans
+from autodd_lsp.engine.rules.frozen_probe import FrozenCheck, probed_code, split_run
+from autodd_lsp.engine.rules.protection import frozen_spans
 from autodd_lsp.execution import RunResult
 from autodd_lsp.syntax.source import Source
 from tests.support import reduce, run_standalone

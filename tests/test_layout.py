@@ -8,7 +8,11 @@
 - the front ends drive the engine through `autodd_lsp.engine` alone: no engine
   submodule, nothing of the layers the engine hides (execution, search, passes...);
 - no import cycle between modules (function-level imports included: a cycle hidden
-  in a function is still one).
+  in a function is still one);
+- the engine's modules live in rooms (its subpackages), each with its row in
+  notes/architecture.md's room table, and no room imports a room listed below its own;
+- no module over 450 lines, and no two classes or type aliases share a name (one name
+  per concept).
 """
 
 from __future__ import annotations
@@ -152,3 +156,72 @@ def test_the_scan_sees_imports_and_layers():
     assert "autodd_lsp.execution.runner.child" in imported_modules(serve_loop, known[serve_loop], known)  # relative
     ranks = layer_ranks()
     assert len(set(ranks.values())) >= 10 and ranks["execution"] < ranks["engine"]
+
+
+ENGINE = PACKAGE / "engine"
+
+
+def room_ranks() -> dict[str, int]:
+    """Room of the engine -> its row in architecture.md's room table (0 = the bottom room)."""
+    ranks: dict[str, int] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) >= 3 and (m := re.fullmatch(r"`autodd_lsp/engine/(\w+)/`", cells[1])):
+            ranks[m.group(1)] = len(ranks)
+    return ranks
+
+
+def test_the_engine_is_rooms_and_none_imports_a_room_below_it():
+    ranks = room_ranks()
+    rooms = {path.parent.name for path in ENGINE.glob("*/__init__.py")}
+    assert rooms == ranks.keys(), "a room without its row in notes/architecture.md, or a row without its room"
+    assert [path.name for path in ENGINE.glob("*.py")] == ["__init__.py"], "a module outside the rooms"
+    assert ranks["spec"] < ranks["rules"] < ranks["candidate"] < ranks["searching"] < ranks["lifecycle"]
+    known = modules()
+    downward = []
+    for name, path in known.items():
+        parts = name.split(".")
+        if parts[:2] != ["autodd_lsp", "engine"] or len(parts) < 3:
+            continue
+        for imported in imported_modules(name, path, known):
+            target = imported.split(".")
+            if target[:2] == ["autodd_lsp", "engine"] and len(target) == 2:
+                downward.append(f"{name} imports the engine's API (the rooms are below it)")
+            elif target[:2] == ["autodd_lsp", "engine"] and ranks[target[2]] > ranks[parts[2]]:
+                downward.append(f"{name} imports {imported}")
+    assert downward == []
+    for room in rooms:
+        assert ast.get_docstring(ast.parse((ENGINE / room / "__init__.py").read_text(encoding="utf-8"))), \
+            f"engine/{room}/ states no contract"
+
+
+def test_no_module_is_over_450_lines():
+    long = {str(path.relative_to(ROOT)): n for path in PACKAGE.rglob("*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450}
+    assert long == {}
+
+
+def test_no_two_classes_or_type_aliases_share_a_name():
+    """One name per concept: a class (or a capitalised alias such as `Record = dict[...]`) is
+    named once in the package, so that a name in a note or a traceback means one thing."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                name = node.name
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                  and node.targets[0].id[:1].isupper() and not node.targets[0].id.isupper()):
+                name = node.targets[0].id
+            else:
+                continue
+            where.setdefault(name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+    assert len(where) > 100  # the scan sees the package's classes
+
+
+def test_the_room_scan_sees_the_rooms():
+    ranks = room_ranks()
+    assert len(ranks) == 7
+    known = modules()
+    fixpoint = "autodd_lsp.engine.searching.fixpoint"
+    assert "autodd_lsp.engine.rules.protection" in imported_modules(fixpoint, known[fixpoint], known)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.engine import Event, Notice, ReduceOptions, Reduction
-from autodd_lsp.engine.inlined import same_once_inlined
+from autodd_lsp.engine.lifecycle.inlined import same_once_inlined
 from autodd_lsp.inlining import inline_local_modules, prune_unused
 from autodd_lsp.oracle.same import Observation
 from autodd_lsp.syntax.metrics import size_of

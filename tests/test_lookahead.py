@@ -1,4 +1,4 @@
-"""Runs ahead of their search (engine/ahead.py, engine/lookahead.py): the same decisions, fewer waits.
+"""Runs ahead of their search (engine/candidate/ahead.py, engine/searching/lookahead.py): the same decisions, fewer waits.
 
 The run permits go to a search's candidate before a run ahead; a text run ahead
 is run once, and its verdict is the search's own (counted, cached); a run ahead
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from autodd_lsp.engine.ahead import Ahead
-from autodd_lsp.engine.candidates import CandidateTester, JobSlots, Rules
-from autodd_lsp.engine.judge import Judge
-from autodd_lsp.engine.permits import RunPermits
+from autodd_lsp.engine.candidate.ahead import Ahead
+from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots, Rules
+from autodd_lsp.engine.candidate.permits import RunPermits
+from autodd_lsp.engine.rules.judge import Judge
 from autodd_lsp.execution import create_backend
 from autodd_lsp.oracle import FailureOracle
 from tests.support import SLOW_SENTINEL, reduce, run_standalone, slow_program
@@ -182,7 +182,7 @@ class RealBest:
 
 @pytest.mark.slow
 def test_a_prediction_holds_while_the_real_best_follows_it(tester):
-    from autodd_lsp.engine.lookahead import _Predicting
+    from autodd_lsp.engine.searching.lookahead import _Predicting
 
     tester, ahead, _ = tester
     real: Any = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
@@ -207,7 +207,7 @@ def test_a_prediction_holds_while_the_real_best_follows_it(tester):
 @pytest.mark.slow
 def test_a_twin_replays_the_verdicts_a_search_has_given(tester):
     """Started behind the real best, a twin takes the verdicts the searches gave, and holds while it catches up."""
-    from autodd_lsp.engine.lookahead import _Predicting
+    from autodd_lsp.engine.searching.lookahead import _Predicting
 
     tester, ahead, _ = tester
     start, accepted = "x = 1\nraise ValueError('boom')\n", "raise ValueError('boom')\n"
@@ -224,7 +224,7 @@ def test_a_twin_replays_the_verdicts_a_search_has_given(tester):
 
 @pytest.mark.slow
 def test_a_prediction_ends_when_the_text_it_expected_accepted_is_refused(tester):
-    from autodd_lsp.engine.lookahead import _Predicting
+    from autodd_lsp.engine.searching.lookahead import _Predicting
 
     tester, ahead, _ = tester
     real: Any = RealBest("x = 1\nprint('fine')\n")

@@ -1,4 +1,4 @@
-"""The fixpoint's memory of edits found needed (`engine/memory.py`): a statement-level edit
+"""The fixpoint's memory of edits found needed (`engine/searching/memory.py`): a statement-level edit
 is keyed by the statements that share a name with it, so it is tried again once one of them
 changes, and not after a change elsewhere; a fine-grained one by its statement and the
 statements that name a call's keyword it removes. The keys on real text, then the real
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from autodd_lsp.engine import minimize
-from autodd_lsp.engine.memory import edit_key, names_key
+from autodd_lsp.engine.searching.memory import edit_key, names_key
 from autodd_lsp.passes import PassContext, Remembers, registered_passes
 from autodd_lsp.passes.elements import RemoveElements
 from autodd_lsp.passes.parameters import RemoveParameters

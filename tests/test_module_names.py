@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.events import Event, Notice
-from autodd_lsp.engine.no_match import EARLY
+from autodd_lsp.engine.lifecycle.events import Event, Notice
+from autodd_lsp.engine.rules.no_match import EARLY
 from tests.test_pytest_mode import pytest_alone, quick_pytest  # noqa: F401 - a fixture
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"

@@ -3,7 +3,7 @@
 import threading
 import warnings
 
-from autodd_lsp.engine.compiler import compile_whole
+from autodd_lsp.engine.candidate.compiler import compile_whole
 from autodd_lsp.freeze.chunked_source import parse_python
 from autodd_lsp.syntax.parsing import compile_tree, parse
 

@@ -1,4 +1,4 @@
-"""Works with A, fails with B (engine/passing_side.py), on real programs and a real second venv.
+"""Works with A, fails with B (engine/candidate/passing_side.py), on real programs and a real second venv.
 
 A candidate counts only when it fails the same way where candidates run (B) and
 passes on A: another environment variable, another interpreter. Without A the
@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from autodd_lsp.engine import NotReproducible, ReduceOptions, Reduction, UsageError
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.passing_side import describe_side, parse_env
+from autodd_lsp.engine.candidate.passing_side import describe_side, parse_env
+from autodd_lsp.engine.spec.failure_spec import FailureSpec
 from autodd_lsp.server.request import MinimizeRequest
 
 FAST_PATH = '''\

@@ -1,4 +1,4 @@
-"""The user in the loop (engine/person.py): offered texts during a real run, what a run learned per line,
+"""The user in the loop (engine/person/person.py): offered texts during a real run, what a run learned per line,
 and one tried candidate after it. Real engine, real programs."""
 
 import threading
@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from autodd_lsp.engine import Notice, PassStarted, Reduction
-from autodd_lsp.engine.person import FAILURE_GONE, without_line
+from autodd_lsp.engine.person.person import FAILURE_GONE, without_line
 from tests.support import (
     SLOW_SENTINEL,
     program_text,
@@ -38,7 +38,7 @@ def test_hover_knowledge_says_what_happens_without_each_kept_line(program, no_le
     without_data = reduction.why_kept(line_of(final, "data = "))
     assert without_data is not None and without_data.together_with == 0
     # `check(data)` ran in the best's last run: the removal of `data = ...` is refused there
-    # without running it again (engine/best_run.py), and the line says so.
+    # without running it again (engine/searching/best_run.py), and the line says so.
     assert without_data.outcome.startswith("NameError: name 'data' is not defined")
     assert reduction.why_kept(line_of(final, "check(data)")) is None  # frozen: never tried
     assert reduction.why_kept(len(final.splitlines()) + 5) is None

@@ -1,11 +1,11 @@
-"""The original's run as a map: code that never ran is proposed for removal first (engine/run_map.py)."""
+"""The original's run as a map: code that never ran is proposed for removal first (engine/searching/run_map.py)."""
 
 import ast
 
 import pytest
 
-from autodd_lsp.engine.events import Accepted, PassStarted
-from autodd_lsp.engine.run_map import SWITCH, FailingPath, read_by_the_run
+from autodd_lsp.engine.lifecycle.events import Accepted, PassStarted
+from autodd_lsp.engine.searching.run_map import SWITCH, FailingPath, read_by_the_run
 from autodd_lsp.passes.base import PassContext, walk_statements
 from autodd_lsp.passes.parameters import call_sites, parameter_edit
 from autodd_lsp.passes.statements import remove_statement

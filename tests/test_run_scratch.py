@@ -1,5 +1,5 @@
 """The runs' own temporary folder and TileLang kernel cache, and the timeout that leaves room
-to compile (engine/run_scratch.py, original.adaptive_timeout): a real TileLang CPU kernel
+to compile (engine/lifecycle/run_scratch.py, original.adaptive_timeout): a real TileLang CPU kernel
 whose wrong answer shows only after compiling."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.original import adaptive_timeout
-from autodd_lsp.engine.run_scratch import (
+from autodd_lsp.engine.lifecycle.original import adaptive_timeout
+from autodd_lsp.engine.lifecycle.run_scratch import (
     KERNEL_CACHE,
     TEMPORARY,
     compiled,

@@ -1,11 +1,11 @@
 """The slice of the failing statement: removals of code the failure cannot have read, proposed early
-(engine/run_slice.py), and refused like any other candidate when the names misled."""
+(engine/searching/run_slice.py), and refused like any other candidate when the names misled."""
 
 import ast
 
 import pytest
 
-from autodd_lsp.engine.run_slice import outside_the_slice
+from autodd_lsp.engine.searching.run_slice import outside_the_slice
 from autodd_lsp.passes.base import PassContext, walk_statements
 from autodd_lsp.passes.statements import remove_statement
 from autodd_lsp.syntax.origin import identity_shadow

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from autodd_lsp.cancel import Cancel
-from autodd_lsp.engine.candidates import CandidateTester
+from autodd_lsp.engine.candidate.candidates import CandidateTester
 from autodd_lsp.search import (
     Chain,
     ProbDD,

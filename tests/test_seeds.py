@@ -1,4 +1,4 @@
-"""Seeds (engine/seeds.py) and the final check's repeated runs: a deterministic failure stays deterministic."""
+"""Seeds (engine/rules/seeds.py) and the final check's repeated runs: a deterministic failure stays deterministic."""
 
 import subprocess
 import sys
@@ -6,9 +6,9 @@ import sys
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.flaky import FINAL_RUNS
-from autodd_lsp.engine.protection import respects_frozen
-from autodd_lsp.engine.seeds import seed_spans
+from autodd_lsp.engine.rules.protection import respects_frozen
+from autodd_lsp.engine.rules.seeds import seed_spans
+from autodd_lsp.engine.spec.flaky import FINAL_RUNS
 from autodd_lsp.passes import registered_passes
 from autodd_lsp.passes.base import PassContext
 from autodd_lsp.syntax.source import Source

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, UsageError
-from autodd_lsp.engine.trial import trial_run
+from autodd_lsp.engine.asking.trial import trial_run
 from autodd_lsp.kinds.signature import output_tail, suggest_err_msgs
 
 TRACEBACK = textwrap.dedent('''\

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from autodd_lsp.engine import Accepted, Event, PassStarted, ReduceOptions, Reduction
-from autodd_lsp.engine.protection import frozen_spans, respects_frozen
+from autodd_lsp.engine.rules.protection import frozen_spans, respects_frozen
 from autodd_lsp.passes import PassContext, registered_passes
 from autodd_lsp.passes import format as format_pass
 from autodd_lsp.syntax.patch import render, select_patches

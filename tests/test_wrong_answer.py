@@ -14,9 +14,9 @@ from dataclasses import replace
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.operand_probe import probed_text, split_markers
-from autodd_lsp.engine.operand_rule import from_runs
+from autodd_lsp.engine.rules.operand_probe import probed_text, split_markers
+from autodd_lsp.engine.rules.operand_rule import from_runs
+from autodd_lsp.engine.spec.failure_spec import FailureSpec
 from autodd_lsp.execution import RunResult
 from autodd_lsp.oracle.operands import difference_summary, same_operands
 from autodd_lsp.report import bug_report, regression_test

@@ -2,7 +2,7 @@
 
 The flags are derived, not listed: one per kind of failure (`autodd_lsp/kinds`:
 its flag, nargs, const, help) and one per engine option that has flags
-(`engine/options.py`: flags, types, choices, defaults and help), so a kind or an
+(`engine/lifecycle/options.py`: flags, types, choices, defaults and help), so a kind or an
 option added there reaches the command line with no edit here. Everything after
 the first `--` is the program's own arguments (`split_program_args`). The one
 failure to keep is read back from the kinds' flags (`failure_to_keep`).
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", metavar="OUTPUT",
                         help="where the reproducer goes, kept up to date as it shrinks "
                              "(default: SOURCE's name with .min.py, beside it)")
-    # How to run and how to judge: flags, types, choices, defaults and help are the engine's (engine/options.py).
+    # How to run and how to judge: flags, types, choices, defaults and help are the engine's (engine/lifecycle/options.py).
     for option in engine_options():
         if not option.flags:
             continue  # set another way (a pytest test: SOURCE's ::test)

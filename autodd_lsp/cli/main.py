@@ -6,7 +6,7 @@
 ARG... (after `--`) are the program's own arguments, given to every run of it; --stdin
 FILE is what every run reads on its standard input.
 
-Exactly one failure to keep is given (see `autodd_lsp.engine.failure_spec`);
+Exactly one failure to keep is given (see `autodd_lsp.engine.spec.failure_spec`);
 without any, SOURCE is run once and the command prints the ones it could use;
 without -o the result goes beside SOURCE as <stem>.min.py.
 --report and --emit-test (see `autodd_lsp.report`) are written once the run has

@@ -8,18 +8,18 @@
     # a failure without a message: ReduceOptions(failure=FailureSpec.crash("SIGSEGV")),
     # FailureSpec.exit_code(3), FailureSpec.hang(), FailureSpec.regex("K_A = [0-9]+")
     # how to run it: ReduceOptions(..., backend="subproc", timeout=10, jobs=4, gpus="auto");
-    # those are RunOptions (engine/options.py), which is all that a trial run (engine/trial.py) takes
+    # those are RunOptions (engine/lifecycle/options.py), which is all that a trial run (engine/asking/trial.py) takes
 
     # a failing pytest test: SOURCE "tests/test_k.py::test_x[64-float16]"
     path, test = split_source(source)          # UsageError for a bad node id
     Reduction(read(path), path, ReduceOptions(err_msg="...", test=test), listener)
 
-    # a plain Python predicate instead of runs (the library API, engine/library.py):
+    # a plain Python predicate instead of runs (the library API, engine/lifecycle/library.py):
     small = minimize(source_text, lambda text: "boom" in text)
 
 `run()` first checks that the original reproduces (raises NotReproducible with
 the tail of its output otherwise), then shrinks, emitting events (see
-`autodd_lsp.engine.events`) to `listener`, and returns the `Summary` (also on
+`autodd_lsp.engine.lifecycle.events`) to `listener`, and returns the `Summary` (also on
 cancel: `summary.cancelled`, with the best text so far). Bad input raises
 UsageError from the constructor. The engine knows nothing about its front ends.
 
@@ -32,8 +32,8 @@ server's settings are built from (`engine_options`), the person in the loop's an
 to `ask_failure` and `try_text`) and `output_tail` (the end of an output, for a person).
 """
 
-from autodd_lsp.engine.errors import NotReproducible, UsageError
-from autodd_lsp.engine.events import (
+from autodd_lsp.engine.asking.question import FailureQuestion, ask_failure
+from autodd_lsp.engine.lifecycle.events import (
     Accepted,
     Event,
     Failed,
@@ -46,10 +46,8 @@ from autodd_lsp.engine.events import (
     Stats,
     Summary,
 )
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.flaky import FailureRate
-from autodd_lsp.engine.library import minimize
-from autodd_lsp.engine.options import (
+from autodd_lsp.engine.lifecycle.library import minimize
+from autodd_lsp.engine.lifecycle.options import (
     BACKENDS,
     MATCH_RULES,
     EngineOption,
@@ -58,10 +56,12 @@ from autodd_lsp.engine.options import (
     RunOptions,
     engine_options,
 )
-from autodd_lsp.engine.person import FAILURE_GONE, Kept, without_line
-from autodd_lsp.engine.pytest_target import PytestTest, split_source
-from autodd_lsp.engine.question import FailureQuestion, ask_failure
-from autodd_lsp.engine.reduction import Reduction
+from autodd_lsp.engine.lifecycle.reduction import Reduction
+from autodd_lsp.engine.person.person import FAILURE_GONE, Kept, without_line
+from autodd_lsp.engine.spec.errors import NotReproducible, UsageError
+from autodd_lsp.engine.spec.failure_spec import FailureSpec
+from autodd_lsp.engine.spec.flaky import FailureRate
+from autodd_lsp.engine.spec.pytest_target import PytestTest, split_source
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.kinds.signature import output_tail
 

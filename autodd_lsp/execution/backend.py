@@ -3,7 +3,7 @@
 A backend runs a candidate file so that, from inside, it looks like
 `python that_file.py` started from the user's directory:
   * `__name__ == "__main__"`, a real `__file__`, `sys.argv == [path, *launch.args]` (the
-    engine puts `path` beside the original, see engine/slots.py; the arguments are the user's);
+    engine puts `path` beside the original, see engine/candidate/slots.py; the arguments are the user's);
   * stdin empty (/dev/null), or the launch's `stdin` file; the interpreter is `python` (never
     whatever is on PATH);
   * the environment is ours, with `extra_env` set (and PYTHONPATH, below);
@@ -105,13 +105,13 @@ class RunResult:
     cancelled: bool = False
     truncated: bool = False  # some output was dropped to respect output_limit (a marker shows where)
     duration: float = 0.0  # seconds the candidate itself ran (not warm-up)
-    # What a probed program reported of its failing numeric comparisons (engine/operand_probe.py
+    # What a probed program reported of its failing numeric comparisons (engine/rules/operand_probe.py
     # takes the probe's marker lines out of stderr and puts them here).
     comparisons: tuple[dict[str, Any], ...] = ()
     # What the failing statement read when the program failed (`execution/statement_hook.py`), from a
     # probed run whose uncaught exception has a place in the program; None otherwise.
     statement: dict[str, Any] | None = None
-    # Files the run read before writing them, of those an earlier run wrote (`engine/earlier_files.py`).
+    # Files the run read before writing them, of those an earlier run wrote (`engine/rules/earlier_files.py`).
     read_earlier: tuple[str, ...] = ()
 
     @property
@@ -224,7 +224,7 @@ class Backend(ABC):
         `code`, if given, is the caller's compilation of the file: code objects
         that, run one after another in the module's namespace, do what
         `compile(text of path, path, "exec", dont_inherit=True)` would (see
-        engine/compiler.py). A backend may run them instead of compiling again.
+        engine/candidate/compiler.py). A backend may run them instead of compiling again.
         """
 
     def stage(self, path: str, code: Sequence[CodeType] | None) -> None:  # noqa: B027 - an optional hook: a no-op unless a backend needs it

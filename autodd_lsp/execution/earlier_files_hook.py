@@ -1,10 +1,10 @@
 """Runs INSIDE a probed program: says when it reads a file that an earlier run wrote.
 
 Standalone (no autodd import, Python 3.9 syntax), like `operands_hook.py`: the probe
-(`engine/operand_probe.py`) runs this file's source in a namespace of its own, with
+(`engine/rules/operand_probe.py`) runs this file's source in a namespace of its own, with
 `PATHS` (a set of real paths) in it, on the line of the program's first module-level
 statement. `PATHS` are files the user had beside the program that the original's own
-run rewrites (`engine/earlier_files.py`): `model.pt`, left by the user's last run of a
+run rewrites (`engine/rules/earlier_files.py`): `model.pt`, left by the user's last run of a
 script that trains, saves and loads it. A candidate that opens one of them for reading
 before it has opened it for writing reads what an earlier run left there, not what it
 made itself; run alone, it would fail another way (`FileNotFoundError`).

@@ -3,7 +3,7 @@
 A reduction starts the program in several ways: its candidates on the chosen
 backend, a fresh interpreter for the final check and for a person's text
 (`subproc`), the recording run of the original's values, and the one-off run
-that shows the program's output (the trial run, `engine/trial.py`). Each of them must run it as
+that shows the program's output (the trial run, `engine/asking/trial.py`). Each of them must run it as
 the user would, in the same way: the same interpreter, working folder, extra
 `sys.path` entries (the original's folder, so sibling imports work), extra
 environment (a kind of failure's, a test's), output limit and GPU pool, and the

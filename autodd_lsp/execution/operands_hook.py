@@ -1,6 +1,6 @@
 """Runs INSIDE a probed program: writes the operands of each numeric comparison that fails.
 
-Standalone (no autodd import, Python 3.9 syntax): `engine/operand_probe.py` embeds this
+Standalone (no autodd import, Python 3.9 syntax): `engine/rules/operand_probe.py` embeds this
 file's source in one statement of the probed program, `exec`d in a namespace of its
 own, so the program's globals do not change. It wraps, where they are or once they
 are imported, `torch.testing.assert_close`, `torch.allclose`, `torch.equal`,

@@ -11,7 +11,7 @@ Contract (backend.py's, plus):
     preloaded, one fresh fork per candidate) and runs one candidate at a time;
   * the candidate runs as `python file.py` would, with the runner's fidelity rules.
     Where every node is this machine, it runs in place (the job slot beside the
-    source, engine/slots.py). Otherwise the source's folder travels as the actor's
+    source, engine/candidate/slots.py). Otherwise the source's folder travels as the actor's
     runtime_env `working_dir` (and this package as `py_modules`); the candidate is
     written into that copy under its slot's name, and the copy's path is replaced by
     the source's folder in its output, so the oracle sees the failure it would see here;

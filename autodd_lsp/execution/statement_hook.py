@@ -1,7 +1,7 @@
 """Runs INSIDE a probed program: describes what the failing statement read when the program failed.
 
 Standalone (no autodd import, Python 3.9 syntax), like `operands_hook.py`: the probe
-(`engine/operand_probe.py`) runs this file's source in a namespace of its own on the
+(`engine/rules/operand_probe.py`) runs this file's source in a namespace of its own on the
 line of the program's first module-level statement. It wraps `sys.excepthook` (the
 warm runner calls it too, as Python does for an uncaught exception): before the
 traceback is printed, it writes one marker line to stderr,

@@ -14,7 +14,7 @@ raises.
 
 `raising_check` is the one home of "the check that raises the failure": the
 engine protects the same statement's test in the program's own code
-(`engine/protection.guard_spans`), without a comment, and the tests of the
+(`engine/rules/protection.guard_spans`), without a comment, and the tests of the
 other `if`s around it in its function (`guarding_ifs`): in
 `if packed & mask != packed: if strict: raise ValueError(...)`, `strict` alone
 would let the reduction drop the host-bits test and keep a `raise` that fires

@@ -4,7 +4,7 @@ A module written into the program (`inline.py`) brings all of its code, most
 of which a reduced program never reaches: a `models.py` of ten classes for a
 script that builds one. Reducing that code costs candidates in proportion to
 its size (issue 22: 1,425 nodes became 6,876 once two modules were inlined),
-so the engine inlines after reducing with the imports kept (`engine/inlined.py`)
+so the engine inlines after reducing with the imports kept (`engine/lifecycle/inlined.py`)
 and takes only the part of each module the program still needs.
 
 `prune_unused` drops, from the inlined spans only, top-level statements that

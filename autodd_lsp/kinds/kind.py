@@ -70,7 +70,7 @@ class Kind:
     runs_to_the_limit: ClassVar[bool] = False  # candidates get the original's limit; the original runs once
     test_problem: ClassVar[str] = ""  # why a pytest test cannot keep it ("": it can)
     test_must_fail: ClassVar[bool] = False  # with a pytest test, the test must also fail as a test
-    probes_operands: ClassVar[bool] = False  # every run is of the probed program (engine/operand_probe.py)
+    probes_operands: ClassVar[bool] = False  # every run is of the probed program (engine/rules/operand_probe.py)
 
     # -- asked for -------------------------------------------------------------------
 

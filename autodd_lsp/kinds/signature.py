@@ -8,8 +8,8 @@ that identify its failure, best first:
     shapes (3, 4) and (5,) not aligned                  the message without the type
     ...
 
-It is pure: it reads outputs and never runs anything (`engine/trial.py` runs the
-program once when a person asks for suggestions; `engine/question.py` asks
+It is pure: it reads outputs and never runs anything (`engine/asking/trial.py` runs the
+program once when a person asks for suggestions; `engine/asking/question.py` asks
 every kind, the message kind (`message.py`) asks this). `output_tail` is the end
 of an output, for a person to read.
 """

@@ -2,7 +2,7 @@
 
 The oracle is `oracle/operands.py` (`WrongAnswerOracle`: a comparison fails; the
 operands themselves are the engine's `OperandRule`, `engine/wrong_answer.py`). Its
-runs are of the probed program (`engine/operand_probe.py`), which reports each
+runs are of the probed program (`engine/rules/operand_probe.py`), which reports each
 failing comparison. No failure line of its own (a caught comparison prints none),
 so no observer. A trial run suggests it when a comparison failed, titled with what
 differed (the suggested value is that line; `--wrong-answer` itself takes none). A

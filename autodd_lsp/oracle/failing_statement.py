@@ -4,7 +4,7 @@ The same failure line from the same statement is easy to keep with the bug gone:
 `KeyError: 'west'` from `REGION_MANAGERS["west"]` once the table is emptied
 (`REGION_MANAGERS = {}`), a kernel's failing call fed an argparse `Namespace` where
 its tensors were, an `nn.Embedding(1, 1)` where the vocabulary's width was the
-mistake. A probed run (`engine/operand_probe.py`, `execution/statement_hook.py`)
+mistake. A probed run (`engine/rules/operand_probe.py`, `execution/statement_hook.py`)
 reports, when the program fails with an exception, a *record* of the failing
 statement (in the innermost frame of the program, rule 3's place): the operation
 that failed (`op`) and its operands by position (`operands`: `value`, `slice`,
@@ -63,7 +63,7 @@ from typing import Any
 
 from autodd_lsp.oracle.operands import from_statements
 
-Record = dict[str, Any]
+StatementRecord = dict[str, Any]
 
 
 @cache
@@ -73,7 +73,7 @@ def statement_source() -> str:
     return (Path(__file__).resolve().parent.parent / "execution" / "statement_hook.py").read_text(encoding="utf-8")
 
 
-def flat(record: Record) -> dict[str, object]:
+def flat(record: StatementRecord) -> dict[str, object]:
     """A record as `path -> value`: `reads.REGION_MANAGERS.len`, `operands.Subscript.slice.value`,
     `reads.order.fields.order_id.type`; its module's record's under `module.`."""
     out = _flat(record)
@@ -83,7 +83,7 @@ def flat(record: Record) -> dict[str, object]:
     return out
 
 
-def _flat(record: Record) -> dict[str, object]:
+def _flat(record: StatementRecord) -> dict[str, object]:
     out: dict[str, object] = {}
     op = record.get("op")
     for part in ("reads", "params"):
@@ -113,7 +113,7 @@ def _flatten(prefix: str, descriptor: object, out: dict[str, object]) -> None:
             out[f"{prefix}.{field}"] = value
 
 
-def varying_paths(first: Record, second: Record | None) -> frozenset[str]:
+def varying_paths(first: StatementRecord, second: StatementRecord | None) -> frozenset[str]:
     """The paths that differ between two runs of the original (or that one of them lacks)."""
     if second is None:
         return frozenset()
@@ -124,7 +124,7 @@ def varying_paths(first: Record, second: Record | None) -> frozenset[str]:
 _MISSING = object()
 
 
-def differences(original: Record, candidate: Record, varying: frozenset[str] = frozenset()) -> list[str]:
+def differences(original: StatementRecord, candidate: StatementRecord, varying: frozenset[str] = frozenset()) -> list[str]:
     """The shared paths whose values differ (those in `varying` aside); a descriptor whose type
     differs counts once, by its type."""
     ours, theirs = flat(original), flat(candidate)
@@ -136,12 +136,12 @@ def differences(original: Record, candidate: Record, varying: frozenset[str] = f
 class StatementRule:
     """The original's failing statement as it read its operands, and whether a candidate's run repeats it."""
 
-    def __init__(self, original: Record, failing_statements: frozenset[int], varying: frozenset[str] = frozenset()) -> None:
+    def __init__(self, original: StatementRecord, failing_statements: frozenset[int], varying: frozenset[str] = frozenset()) -> None:
         self.original = original
         self.failing_statements = failing_statements  # the original statements its line holds
         self.varying = varying
 
-    def accepts(self, record: Record | None, statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
+    def accepts(self, record: StatementRecord | None, statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
         if record is None or differences(self.original, record, self.varying):
             return False
         if not held_parameters(self.original) <= set(record.get("params") or {}):
@@ -155,7 +155,7 @@ class StatementRule:
         return "the failing statement's operands"
 
 
-def held_parameters(record: Record) -> set[str]:
+def held_parameters(record: StatementRecord) -> set[str]:
     """The failing function's parameters a candidate's failing function must still have: those
     the failing statement reads (itself or through the function's assignments, `flows`) whose
     value is an object described by its attributes. Dropped, inlined into the caller, they

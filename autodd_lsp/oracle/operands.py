@@ -3,7 +3,7 @@
 A failing `assert_close` is a failure line like any other, and the same line from
 the same place is easy to keep with the bug gone: `assert_close(torch.zeros(64, 64), a)`
 fails exactly as a kernel that drops its last K tile does. What only the bug
-produces is the pair of values compared. A probed run (`engine/operand_probe.py`)
+produces is the pair of values compared. A probed run (`engine/rules/operand_probe.py`)
 reports, for each comparison that failed, a *record*: the function, the program's
 line, and per operand its type, dtype, shape, NaN and infinity masks (hashes),
 moments (sum of absolute values, of squares) and an evenly spaced sample of 32
@@ -35,7 +35,7 @@ from typing import Any
 
 from autodd_lsp.oracle.run import Run
 
-Record = dict[str, Any]
+ComparisonRecord = dict[str, Any]
 RTOL = 1e-5
 ATOL = 1e-8
 VALUE_FIELDS = ("abs_sum", "sq_sum", "sample")
@@ -56,7 +56,7 @@ def probe_source() -> str:
     return (Path(__file__).resolve().parent.parent / "execution" / "operands_hook.py").read_text(encoding="utf-8")
 
 
-def chosen(records: Sequence[Record], which: str) -> Record | None:
+def chosen(records: Sequence[ComparisonRecord], which: str) -> ComparisonRecord | None:
     """The record that stands for the failure: the first or the last that fails."""
     usable = [r for r in records if isinstance(r.get("operands"), list)]
     if not usable:
@@ -73,7 +73,7 @@ def close(a: object, b: object) -> bool:
     return a == b
 
 
-def varying_fields(first: Record, second: Record | None) -> frozenset[str]:
+def varying_fields(first: ComparisonRecord, second: ComparisonRecord | None) -> frozenset[str]:
     """The fields (as 'operand.field') that differ between two runs of the original."""
     if second is None:
         return frozenset()
@@ -85,7 +85,7 @@ def varying_fields(first: Record, second: Record | None) -> frozenset[str]:
     return frozenset(varying)
 
 
-def same_operands(original: Record, candidate: Record, varying: frozenset[str] = frozenset()) -> bool:
+def same_operands(original: ComparisonRecord, candidate: ComparisonRecord, varying: frozenset[str] = frozenset()) -> bool:
     """Whether `candidate`'s operands are the original's (fields in `varying` aside)."""
     ours, theirs = original.get("operands", []), candidate.get("operands", [])
     if candidate.get("function") != original.get("function") or len(ours) != len(theirs):
@@ -100,14 +100,14 @@ def same_operands(original: Record, candidate: Record, varying: frozenset[str] =
 class OperandRule:
     """The original's failing comparison, and whether a candidate's run repeats it."""
 
-    def __init__(self, original: Record, which: str, failing_statements: frozenset[int],
+    def __init__(self, original: ComparisonRecord, which: str, failing_statements: frozenset[int],
                  varying: frozenset[str] = frozenset()) -> None:
         self.original = original
         self.which = which
         self.failing_statements = failing_statements  # the original statements the comparison's line holds
         self.varying = varying
 
-    def accepts(self, records: Sequence[Record], statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
+    def accepts(self, records: Sequence[ComparisonRecord], statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
         record = chosen(records, self.which)
         if record is None or not same_operands(self.original, record, self.varying):
             return False
@@ -119,7 +119,7 @@ class OperandRule:
         return f"the same operands at {short_name(self.original)}{values}"
 
 
-def from_statements(record: Record, failing_statements: frozenset[int],
+def from_statements(record: ComparisonRecord, failing_statements: frozenset[int],
                     statements_of: Callable[[int], frozenset[int] | None] | None) -> bool:
     """Whether a candidate's record was made on a line that came from one of the original's
     `failing_statements` (rule 3's origins; true when that cannot be told)."""
@@ -130,7 +130,7 @@ def from_statements(record: Record, failing_statements: frozenset[int],
     return came_from is None or not failing_statements.isdisjoint(came_from)
 
 
-def short_name(record: Record) -> str:
+def short_name(record: ComparisonRecord) -> str:
     name = str(record.get("function", "?"))
     return name.replace("numpy.", "np.")
 
@@ -155,7 +155,7 @@ class WrongAnswerOracle:
         return "a numeric comparison fails"
 
 
-def difference_summary(record: Record) -> str:
+def difference_summary(record: ComparisonRecord) -> str:
     """One line: what differed (for the suggestion, the summary and the report)."""
     difference = record.get("difference") or {}
     where = f"{short_name(record)} at line {record.get('line', '?')}"

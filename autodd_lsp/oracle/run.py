@@ -16,7 +16,7 @@ keep has its own module, one class each, with the same few members:
     describe()               what is kept, for the summary ("killed by SIGSEGV")
 
 The same-failure rule (`same.py`) reads failure lines and their places on top
-of that, through an `Observer`; the engine composes both (`engine/judge.py`).
+of that, through an `Observer`; the engine composes both (`engine/rules/judge.py`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ the message rule:
    came from is the caller's business (`syntax/origin.py`); the oracle gets a
    function from a candidate line number to the original statements it holds.
 
-Frozen code must also still run (`engine/frozen_probe.py`): that needs a run of
+Frozen code must also still run (`engine/rules/frozen_probe.py`): that needs a run of
 its own, so the engine checks it, not this module.
 
 `Observation` is what one run shows; the engine observes the original twice and

@@ -129,7 +129,7 @@ MOSTLY_NEEDED = 0.5
 
 class Remembers(Enum):
     """Which of a pass's edits found needed the fixpoint leaves out of later cycles, and
-    until what changes (`engine/memory.py`)."""
+    until what changes (`engine/searching/memory.py`)."""
 
     NOTHING = "nothing"  # every edit is proposed in every cycle
     BY_STATEMENT = "by statement"  # until the innermost statement around it changes
@@ -155,7 +155,7 @@ class ReductionPass:
     prior: float = 0.1
     # Passes that offer the original's values wait for them (recorded in the background).
     uses_values: bool = False
-    # Passes whose edits the engine guides by the run map (engine/run_map.py): edits that remove
+    # Passes whose edits the engine guides by the run map (engine/searching/run_map.py): edits that remove
     # only code the original never ran go first; removals of a binding the run read from code
     # that stays wait for a cycle that confirms. They wait for the recording too.
     uses_map: bool = False

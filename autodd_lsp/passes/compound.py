@@ -32,7 +32,7 @@ from autodd_lsp.passes.constants import usable_here
 from autodd_lsp.syntax.bindings import binding_counts, parameters
 from autodd_lsp.syntax.indent import reindent
 from autodd_lsp.syntax.patch import Edit, Patch
-from autodd_lsp.syntax.placement import LOOPS, Place, placed_statements
+from autodd_lsp.syntax.placement import LOOPS, Nesting, placed_statements
 from autodd_lsp.syntax.source import Source, Span, last_line
 
 
@@ -244,7 +244,7 @@ class SimplifyCompound(ReductionPass):
                 edits.append(dropped)
         return edits
 
-    def _for_statement(self, ctx: PassContext, stmt: ast.stmt, place: Place, everywhere: Counter[str]) -> list[Edit]:
+    def _for_statement(self, ctx: PassContext, stmt: ast.stmt, place: Nesting, everywhere: Counter[str]) -> list[Edit]:
         source = ctx.source
         if isinstance(stmt, (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                 and not place.allows(stmt.body):

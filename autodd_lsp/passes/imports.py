@@ -1,7 +1,7 @@
 """Remove the imports nothing uses any more (tidy group).
 
 The fine-grained passes remember the edits they found needed while the text of
-their statement stays the same (`engine/memory.edit_key`): `from dataclasses
+their statement stays the same (`engine/searching/memory.edit_key`): `from dataclasses
 import dataclass, field` was needed while `field(...)` was used, and its text
 did not change when that use went, so `field` was never tried again and stayed
 in the result. This pass looks at the final text instead: an imported name that

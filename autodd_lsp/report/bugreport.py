@@ -40,8 +40,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from autodd_lsp import __version__
-from autodd_lsp.engine import ReduceOptions, Summary
-from autodd_lsp.engine.failure_spec import FailureSpec
+from autodd_lsp.engine import FailureSpec, ReduceOptions, Summary
 from autodd_lsp.oracle.operands import difference_summary
 from autodd_lsp.report.sides import side_a, sides_section
 from autodd_lsp.shell import shell_word
@@ -273,7 +272,7 @@ def bug_report(
     kind = spec.rules
     # With a crash, Python's faulthandler shows where it happened.
     run_command = f"python {kind.run_flags}{shell_word(output_name)}"
-    if options.test:  # a pytest test: the command a user types (engine/pytest_target.py)
+    if options.test:  # a pytest test: the command a user types (engine/spec/pytest_target.py)
         run_command = f"python -m pytest {shell_word(f'{output_name}::{options.test}')}"
     run_command += "".join(f" {shell_word(arg)}" for arg in options.args)  # the program's own arguments
     if options.stdin:

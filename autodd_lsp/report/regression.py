@@ -38,9 +38,7 @@ import os
 import re
 
 from autodd_lsp import __version__
-from autodd_lsp.engine import ReduceOptions, Summary
-from autodd_lsp.engine.failure_spec import FailureSpec
-from autodd_lsp.engine.pytest_target import PytestTest
+from autodd_lsp.engine import FailureSpec, PytestTest, ReduceOptions, Summary
 from autodd_lsp.files import source_encoding
 from autodd_lsp.kinds.wrong_answer import kept_comparison
 

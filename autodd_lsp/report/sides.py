@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from autodd_lsp.engine import ReduceOptions
-from autodd_lsp.engine.passing_side import describe_side, parse_env
+from autodd_lsp.engine.candidate.passing_side import describe_side, parse_env
 
 
 def side_a(options: ReduceOptions) -> tuple[str, dict[str, str]] | None:

@@ -228,7 +228,7 @@ class MinimizeRun:
         run = question.run
         if question.not_run is not None:
             raise RunError(question.not_run)
-        if question.environment is not None:  # the environment, not a bug: nothing to offer (engine/environment.py)
+        if question.environment is not None:  # the environment, not a bug: nothing to offer (engine/asking/environment.py)
             raise RunError(question.environment.message())
         # A choice's title is what the person sees: the message itself, or the failure without one in words.
         choices: dict[str, FailureSpec] = {}

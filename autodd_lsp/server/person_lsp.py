@@ -1,7 +1,7 @@
 """The user in the loop, the server's side: a person's edit of the reproducer during a run,
 the hover that says why a line of a finished reproducer is still there, and "Try without this line".
 
-The engine judges (engine/person.py: `Reduction.offer`, `why_kept`, `try_text`, `without_line`);
+The engine judges (engine/person/person.py: `Reduction.offer`, `why_kept`, `try_text`, `without_line`);
 this module only turns its answers into LSP: the `autodd` diagnostics a run adds to a
 document (`RunNotes`, merged into the freeze diagnostics by `DiagnosticsPublisher`), the
 hover's markdown, and the code action. Listing hovers, diagnostics and code actions never

@@ -74,7 +74,7 @@ class MinimizeSettings:
         return replace(self.reduce, err_msg="", failure=failure)
 
     def trial_options(self) -> RunOptions:
-        """The options of one trial run of the program (autodd_lsp.engine.trial)."""
+        """The options of one trial run of the program (autodd_lsp.engine.asking.trial)."""
         return self.reduce.run_options()
 
 

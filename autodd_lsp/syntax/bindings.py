@@ -2,7 +2,7 @@
 
 Static and by name only: no flow, no types. The fixpoint's memory of edits found
 needed keys a statement-level edit by the statements that share an identifier with
-it (`engine/memory.py`, `own_identifiers`). Inlining judges name collisions by
+it (`engine/searching/memory.py`, `own_identifiers`). Inlining judges name collisions by
 `names_in` (`inlining/names.py`, `inline.py`). The passes use it to leave out edits
 that cannot run: a function's body hoisted where a parameter it reads is unbound
 (`passes/compound.py`), an argument dropped from a call to the program's own

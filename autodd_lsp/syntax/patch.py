@@ -41,7 +41,7 @@ class Edit:
     patches: tuple[Patch, ...]
     pass_name: str
     weight: int = 0  # characters it removes, roughly: bigger edits are tried first
-    # The pass expects it refused while the code around it stays (engine/fixpoint.py: tried
+    # The pass expects it refused while the code around it stays (engine/searching/fixpoint.py: tried
     # in a cycle that confirms, not before); never decides anything by itself.
     likely_refused: bool = False
 

@@ -21,21 +21,21 @@ LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 @dataclass(frozen=True)
-class Place:
-    """What a place allows: in a function (`function`), an async one (`is_async`), in a loop of it (`loop`)."""
+class Nesting:
+    """What a statement's nesting allows: in a function (`function`), an async one (`is_async`), in a loop of it (`loop`)."""
 
     function: bool = False
     is_async: bool = False
     loop: bool = False
 
-    def inside(self, stmt: ast.stmt, body: list[ast.stmt]) -> Place:
+    def inside(self, stmt: ast.stmt, body: list[ast.stmt]) -> Nesting:
         """The place of `body`, a statement list of `stmt`, which stands here."""
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return Place(function=True, is_async=isinstance(stmt, ast.AsyncFunctionDef))
+            return Nesting(function=True, is_async=isinstance(stmt, ast.AsyncFunctionDef))
         if isinstance(stmt, ast.ClassDef):
-            return Place()
+            return Nesting()
         if isinstance(stmt, LOOPS) and body is stmt.body:
-            return Place(self.function, self.is_async, loop=True)
+            return Nesting(self.function, self.is_async, loop=True)
         return self
 
     def allows(self, body: list[ast.stmt]) -> bool:
@@ -45,17 +45,17 @@ class Place:
             and (self.loop or "loop" not in needs)
 
 
-def placed_statements(tree: ast.AST) -> Iterator[tuple[ast.stmt, Place]]:
+def placed_statements(tree: ast.AST) -> Iterator[tuple[ast.stmt, Nesting]]:
     """Every statement with the place it stands in."""
 
-    def visit(body: list[ast.stmt], place: Place) -> Iterator[tuple[ast.stmt, Place]]:
+    def visit(body: list[ast.stmt], place: Nesting) -> Iterator[tuple[ast.stmt, Nesting]]:
         for stmt in body:
             yield stmt, place
             for inner in statement_bodies(stmt):
                 yield from visit(inner, place.inside(stmt, inner))
 
     for body in statement_bodies(tree):
-        yield from visit(body, Place())
+        yield from visit(body, Nesting())
 
 
 def needed_by(body: list[ast.stmt]) -> set[str]:

@@ -116,7 +116,7 @@ async def test_repeat_measures_the_failure_rate(client: EditorClient, tmp_path):
     result = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "repeat": 3})
 
     assert result.status == "done", result.message
-    # a deterministic failure: the result runs at least 5 times (engine/flaky.py FINAL_RUNS), however many the original did
+    # a deterministic failure: the result runs at least 5 times (engine/spec/flaky.py FINAL_RUNS), however many the original did
     assert "re-run 5 times: still fails the same way, fails 5 of 5 runs (100%); the original fails 3 of 3 runs" in result.message
     assert "the original fails 3 of 3 runs (100%)" in result.message
     bad = await h.minimize(client, {"uri": uri, "errMsg": h.SENTINEL, "repeat": 1})

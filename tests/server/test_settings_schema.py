@@ -14,7 +14,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from autodd_lsp.engine import BACKENDS, MATCH_RULES, ReduceOptions
-from autodd_lsp.engine.question import failure_question
+from autodd_lsp.engine.asking.question import failure_question
 from autodd_lsp.execution import RunResult
 from autodd_lsp.server.request import (
     DEFAULT_OUTPUT,
@@ -139,7 +139,7 @@ def test_the_protocols_suggestion_reply_is_what_the_server_answers():
 def test_the_extension_names_the_setting_of_every_engine_flag():
     """format.ts's FLAG_SETTINGS turns the engine's `--repeat N` into `autodd.repeat` in messages:
     every engine option that is a setting has its flag there, mapped to that setting."""
-    from autodd_lsp.engine.options import flag_of
+    from autodd_lsp.engine.lifecycle.options import flag_of
 
     source = read_extension("format.ts")
     table = source[source.index("export const FLAG_SETTINGS"):]

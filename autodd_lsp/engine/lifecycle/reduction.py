@@ -1,0 +1,294 @@
+"""`Reduction`, the engine's facade: one reduction of one program, run from start to finish.
+
+See the package docstring for the API (`run`, `cancel`, `offer`, `why_kept`,
+`try_text`). A run, and the module that does each step:
+  1. the original runs until its failure is known, stable or measured, and the
+     candidates' rules are set (`original.py`; the inlining swap, `inlined.py`);
+     its values are recorded in the background (`value_recorder.py`);
+  2. the pass groups run to a fixpoint (`fixpoint.py`; a script with its own
+     modules first with its imports kept, then with what it still uses of
+     them inlined: `_reduce`, `inlined.py`), each pass's edits
+     searched by `pass_search.py`, each candidate tested by `candidates.py`
+     and judged by `judge.py`; a person's text may be adopted between groups
+     (`person.py`);
+  3. the result is re-run in a fresh interpreter, the history bisected if it no
+     longer fails (`verify.py`), and the summary returned.
+Everything that starts the program gets the one `Launcher` built at the start
+of a run (`execution/launcher.py`); events go out through one `Reporter`
+(`reporter.py`); `session.py` wires a run's parts together. This class only
+checks the input, starts and ends the run, and answers the person.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+
+from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots
+from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
+from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
+from autodd_lsp.engine.lifecycle.inlined import inline_reduced
+from autodd_lsp.engine.lifecycle.options import ReduceOptions
+from autodd_lsp.engine.lifecycle.reporter import Reporter
+from autodd_lsp.engine.lifecycle.run_scratch import scratch_env, without_scratch
+from autodd_lsp.engine.lifecycle.session import Session
+from autodd_lsp.engine.lifecycle.texts import Texts, parse_program
+from autodd_lsp.engine.person.person import Kept, Offers, OfferVerdict, syntax_problem
+from autodd_lsp.engine.rules.operand_probe import PROBE_IMPORTS
+from autodd_lsp.engine.spec.errors import NotReproducible, UsageError
+from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution.gpus import GpuPool
+from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.syntax.metrics import size_of
+from autodd_lsp.syntax.parsing import parse
+
+
+class Reduction:
+    def __init__(
+        self,
+        source_text: str,
+        source_path: str,
+        options: ReduceOptions,
+        listener: Callable[[Event], None] | None = None,
+    ) -> None:
+        options.validate()  # once: nothing changes the options afterwards
+        self.options = options
+        self.path = os.path.abspath(source_path)
+        tree = parse_program(source_text, self.path)
+        self._texts = Texts(source_text, tree)
+        self._reporter = Reporter(listener or (lambda event: None), source_text, size_of(source_text, tree))
+        self._stopped = threading.Event()
+        # A pytest test of the file (engine/spec/pytest_target.py), or None: the file runs as a script.
+        self._pytest = PytestTest(options.test) if options.test else None
+        self._session: Session | None = None  # the run's parts, once it has started
+        # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
+        self._rules_ready = threading.Event()
+        self._offers = Offers(self._judge_offer, self._rules_ready)
+
+    @property
+    def original_text(self) -> str:
+        return self._texts.original
+
+    @property
+    def best_text(self) -> str:
+        return self._texts.best
+
+    def run(self) -> Summary:
+        # Every run sees the folders as the user had them: what a run writes is removed after it
+        # (clean_runs.py), so no other process's reduction may run there meanwhile (folder_claim.py).
+        watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
+        claim = watch.claim()
+        try:
+            return self._run(watch)
+        finally:
+            claim.release()
+
+    def _run(self, watch: FolderWatch) -> Summary:
+        original = self._reporter.size
+        self._reporter.started_at = time.monotonic()
+        # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
+        jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
+        self._reporter.emit(Started(original, self._texts.original))
+        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        launcher = self._launcher(slots.root)
+        if slots.fallback_reason:
+            self._reporter.notice(
+                f"{slots.fallback_reason}: candidates run from a temporary folder, so files the program "
+                "reads beside itself (through __file__) are not found there"
+            )
+        backend = launcher.backend(
+            self.options.backend_to_use, jobs=jobs,
+            # the probe's own imports too (operand_probe.py): each run of a probed program would import them
+            preload=(["pytest"] if self._pytest else list(PROBE_IMPORTS)) + top_level_imports(self._texts.tree),
+            **({"address": self.options.ray_address} if self.options.backend == "ray" else {}),
+        )
+        passing = self._passing_side(launcher, jobs, watch)
+        session = self._session = Session(
+            self.options, self.path, self._texts, self._reporter, self._stopped, self._offers, self._pytest,
+            launcher, slots, CandidateTester(backend, slots, jobs, watch=watch), passing,
+        )
+        checks, final = session.checks, session.final
+        verified, user_line = False, ""
+        try:
+            with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
+                checks.check(pool)
+                self._rules_ready.set()
+                session.recorder.start(slots, self.cancelled)
+                user_line = checks.observation.line if checks.observation else ""
+                self._reduce(session, pool, slots)
+                session.close(wait=False)  # before the backend closes
+                self._offers.close()
+            backend.close()  # free the warm servers before the standalone check
+            # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
+            if session.tester.has_rules:
+                verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+        except NotReproducible as error:
+            self._reporter.emit(Failed(str(error), error.output_tail))
+            raise
+        except OSError as error:  # e.g. the interpreter vanished, the disk is full
+            reason = f"cannot run candidates with {self.options.python}: {error.strerror or error}"
+            self._reporter.emit(Failed(reason))
+            raise UsageError(reason) from None
+        finally:
+            session.close(wait=False)
+            self._offers.close()
+            backend.close()
+            if passing is not None:
+                passing.close()
+            session.recorder.stop()
+            session.close()
+            slots.remove()
+        summary = Summary(
+            original, size_of(self.best_text), self.best_text, self._reporter.stats(), self.cancelled, verified,
+            rule=checks.rule,
+            original_failure_line=user_line if checks.observation is not None else "",
+            final_failure_line=final.observation.line if final.observation else "",
+            original_rate=checks.rate,
+            final_rate=final.rate if checks.rate is not None else None,
+            signal=getattr(checks.oracle, "signal", None),
+            original_comparison=checks.original_comparison,
+            final_comparison=final.comparison,
+        )
+        self._reporter.emit(Finished(summary))
+        return summary
+
+    def _reduce(self, session: Session, pool: ThreadPoolExecutor, slots: JobSlots) -> None:
+        """The pass groups to a fixpoint, then the tidy passes. A script that imports its own modules
+        is reduced with its imports kept first; then what it still imports of them is inlined and the
+        reduction goes on from that (`inlined.inline_reduced`, the original's checks run again on it)."""
+        options, checks, texts = self.options, session.checks, self._texts
+        if self._pytest or not (options.inline_modules and options.inline_lazily):
+            session.fixpoint.run(pool)
+            return
+        session.fixpoint.run(pool, tidy=False)
+        if self.cancelled:
+            return
+        reduced = texts.best
+        if not inline_reduced(checks, checks.observation):
+            session.fixpoint.run(pool, cycles=False)
+            return
+        try:
+            checks.check(pool)
+        except NotReproducible as error:  # the inlined program's failure is not stable: keep the imports
+            self._reporter.notice(f"the modules stay imported: with them inlined, {error}")
+            texts.rebase(reduced, parse(reduced))
+            checks.check(pool)
+            session.fixpoint.run(pool, cycles=False)
+            return
+        session.recorder.restart(slots, self.cancelled)
+        session.fixpoint.run(pool)
+
+    def cancel(self) -> None:
+        """Stop as soon as possible (any thread); run() returns the best text so far."""
+        self._stopped.set()
+        session = self._session
+        if session is not None:
+            session.recorder.cancel()
+            for tester in (session.tester, session.final.tester):
+                if tester is not None:
+                    tester.cancel_all()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._stopped.is_set()
+
+    def offer(self, text: str) -> Future:
+        """A person's text, judged at once and adopted if it fails the same way (engine/person/person.py)."""
+        return self._offers.submit(text)
+
+    def why_kept(self, line: int) -> Kept | None:
+        """After run(): what the run saw without line `line` (1-based) of the result; never runs anything."""
+        return self._texts.learned.why_kept(self._texts.shadow, line)
+
+    def try_text(self, text: str, cancel: CancelEvent | None = None) -> OfferVerdict:
+        """After run(): judge one text by the run's oracle, in a fresh interpreter (engine/person/person.py)."""
+        session = self._session
+        if session is None or not session.tester.has_rules:
+            raise UsageError("the run did not get as far as judging candidates")
+        problem = syntax_problem(text)
+        if problem:
+            return OfferVerdict(False, problem)
+        slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        try:
+            # Started as candidates are now: a script, or the test under pytest (without conftest.py once inlined).
+            # The run's scratch folders went with it (run_scratch.py): a program would make them anew.
+            launcher = replace(session.launcher, launch=session.tester.backend.launch,
+                               extra_env=without_scratch(session.launcher.extra_env))
+            with launcher.backend("subproc") as fresh:
+                tester = CandidateTester(fresh, slots, jobs=1, rules=session.tester.rules, watch=session.tester.watch)
+                return session.judged(tester, text, cancel)
+        finally:
+            slots.remove()
+
+    def _judge_offer(self, text: str) -> OfferVerdict:
+        """An offered text, judged by the run's rules (in the offers' thread, once they are set)."""
+        problem = syntax_problem(text)
+        if problem or self._session is None:
+            return OfferVerdict(False, problem or "the run has not started")
+        return self._session.judged(self._session.tester, text)
+
+    def _launcher(self, scratch: str) -> Launcher:
+        """How every program of this run starts (execution/launcher.py), built once; `scratch`:
+        where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
+        options = self.options
+        return Launcher(
+            python=options.python,
+            cwd=options.cwd or os.getcwd(),
+            extra_sys_path=(os.path.dirname(self.path),),
+            # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
+            extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
+                       **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
+            output_limit=options.output_limit,
+            # One GPU per running program, shared by every backend of this run (execution/gpus.py).
+            gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,
+            launch=options.launch(),  # the test under pytest, or the script with its arguments and input
+        )
+
+    def _passing_side(self, launcher: Launcher, jobs: int, watch: FolderWatch) -> PassingSide | None:
+        """Side A of `--passes-with` / `--passes-with-env` (engine/candidate/passing_side.py), started; or None."""
+        options = self.options
+        if not (options.passes_with or options.passes_with_env):
+            return None
+        env = parse_env(options.passes_with_env)
+        python = options.passes_with or options.python
+        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
+        side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
+        # the backend candidates run on (a shell command of --check runs as a subprocess on both sides), but
+        # on this machine when they run on a Ray cluster: A's interpreter is a path here, and A runs only
+        # for the candidates B found interesting
+        kind = "runner" if options.backend_to_use == "ray" else options.backend_to_use
+        backend = side.backend(kind, jobs=jobs, preload=top_level_imports(self._texts.tree))
+        return PassingSide(CandidateTester(backend, slots, jobs, watch=watch), slots, python, env, options.timeout)
+
+    def _connect_ray(self) -> int:
+        """Connect to the Ray cluster now (a one-line UsageError if it cannot be reached); the jobs:
+        -j, or without it one candidate per slot of the cluster."""
+        from autodd_lsp.execution.ray_backend import cluster_slots
+
+        address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
+        try:
+            count = cluster_slots(self.options.ray_address)
+        except Exception as error:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            reason = " ".join(str(error).split())[:200] or type(error).__name__
+            raise UsageError(f"cannot reach {where}: {reason}") from None
+        return count if self.options.jobs is None else self.options.jobs
+
+
+def top_level_imports(tree: ast.Module) -> list[str]:
+    """Modules the program imports at module level: what a warm runner may preload."""
+    names: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            names.extend(alias.name for alias in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            if stmt.module != "__future__":
+                names.append(stmt.module)
+    return list(dict.fromkeys(names))
