@@ -11,7 +11,7 @@ import pytest
 
 from autodd_lsp.cli.arguments import build_parser, failure_to_keep
 from autodd_lsp.engine import FailureSpec, ReduceOptions, RunOptions, UsageError
-from autodd_lsp.engine.question import failure_question
+from autodd_lsp.engine.asking.question import failure_question
 from autodd_lsp.execution import RunResult
 from autodd_lsp.kinds import KINDS, Kind
 from autodd_lsp.oracle.run import Oracle, Run
@@ -64,13 +64,14 @@ def test_the_front_ends_list_exactly_the_registered_kinds():
 
 
 def test_every_kind_and_option_is_documented_for_the_command_line_and_the_server():
-    readme = (ROOT / "README.md").read_text()
+    # the manual (docs/, the MkDocs site) in words, besides the options table generated from the code
+    docs = "\n".join(path.read_text() for path in sorted((ROOT / "docs").rglob("*.md")))
     server = (ROOT / "notes" / "server.md").read_text()
     minimize = re.search(r"`autodd\.minimize \{(.*?)\}`", server)
     assert minimize is not None, "notes/server.md lists no autodd.minimize arguments"
     documented = set(re.findall(r"(\w+)\??(?::|,|$)", minimize.group(1)))
     for kind in KINDS.values():
-        assert kind.flag in readme, f"README.md does not mention {kind.flag}"
+        assert kind.flag in docs, f"docs/ does not mention {kind.flag}"
         assert kind.field in documented, f"notes/server.md's autodd.minimize does not list {kind.field}"
     for key in ENGINE_OPTIONS:  # and the run options, derived from the engine's options model
         assert key in documented, f"notes/server.md's autodd.minimize does not list {key}"
@@ -166,7 +167,7 @@ def test_a_kind_registered_alone_gets_a_flag_an_argument_and_a_place_in_the_ques
 
 
 def test_every_engine_option_with_a_flag_is_the_cli_flag_with_its_default_and_help():
-    from autodd_lsp.engine.options import engine_options
+    from autodd_lsp.engine.lifecycle.options import engine_options
 
     actions = {action.dest: action for action in build_parser()._actions}
     for option in engine_options():
