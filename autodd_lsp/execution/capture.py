@@ -117,6 +117,13 @@ class ExitWatch(Protocol):
         """Kill the candidate's whole process group now."""
 
 
+class FinishedWatch(ExitWatch, Protocol):
+    """An exit watch that holds something (a pidfd, the server's exit record) until `finish`."""
+
+    def finish(self) -> None:
+        """The run is over: let go of what the watch holds."""
+
+
 @dataclass
 class Collected:
     exit: Exit | None
@@ -145,7 +152,7 @@ def collect(
     limit: int,
     deadline: float,
     should_stop: Callable[[], bool],
-    cancel: threading.Event | None = None,
+    cancel: Cancel | None = None,
 ) -> Collected:
     """Drain both pipes (closing them) until the candidate exited and the pipes hit EOF.
 
@@ -394,6 +401,17 @@ class RunningGroups:
 
     def discard(self, pgid: int) -> None:
         self.groups.discard(pgid)
+
+    def collect(self, pgid: int, stdout_fd: int, stderr_fd: int, watch: FinishedWatch, *, limit: int,
+                deadline: float, should_stop: Callable[[], bool], cancel: Cancel | None) -> Collected:
+        """`collect` for the candidate of group `pgid` (already `add`ed, so that `close` reaches it):
+        its watch finished and the group forgotten once it is over, whatever happens."""
+        try:
+            return collect(stdout_fd, stderr_fd, watch, limit=limit, deadline=deadline,
+                           should_stop=should_stop, cancel=cancel)
+        finally:
+            watch.finish()
+            self.discard(pgid)
 
     def stop_check(self, cancel: Cancel | None) -> Callable[[], bool]:
         """Whether a run must stop now: the backend was closed, or the run's `cancel` was set."""

@@ -20,7 +20,6 @@ from autodd_lsp.execution.capture import (
     RunningGroups,
     cancelled_result,
     candidate_env,
-    collect,
     kill_group,
     make_pipe,
 )
@@ -93,19 +92,9 @@ class SubprocessBackend(Backend):
     def _watch(self, proc, started, stdout_r, stderr_r, timeout, cancel) -> RunResult:
         self._running.add(proc.pid)
         watch = PopenWatch(proc)
-        try:
-            collected = collect(
-                stdout_r,
-                stderr_r,
-                watch,
-                limit=self.output_limit,
-                deadline=started + timeout,
-                should_stop=self._running.stop_check(cancel),
-                cancel=cancel,
-            )
-        finally:
-            watch.finish()
-            self._running.discard(proc.pid)
+        collected = self._running.collect(proc.pid, stdout_r, stderr_r, watch, limit=self.output_limit,
+                                          deadline=started + timeout, should_stop=self._running.stop_check(cancel),
+                                          cancel=cancel)
         return collected.result((watch.ended or time.monotonic()) - started)
 
     def close(self) -> None:

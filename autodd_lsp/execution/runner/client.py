@@ -29,7 +29,6 @@ from autodd_lsp.execution.capture import (
     RunningGroups,
     cancelled_result,
     candidate_env,
-    collect,
     make_pipe,
 )
 from autodd_lsp.execution.gpus import gpu_for_run
@@ -223,19 +222,8 @@ class ForkServerBackend(Backend):
         started = time.monotonic()  # the candidate's clock starts at its fork, never earlier
         self._running.add(pid)
         watch = ServerWatch(server, pid)
-        try:
-            collected = collect(
-                stdout_r,
-                stderr_r,
-                watch,
-                limit=self.output_limit,
-                deadline=started + timeout,
-                should_stop=should_stop,
-                cancel=cancel,
-            )
-        finally:
-            watch.finish()
-            self._running.discard(pid)
+        collected = self._running.collect(pid, stdout_r, stderr_r, watch, limit=self.output_limit,
+                                          deadline=started + timeout, should_stop=should_stop, cancel=cancel)
         duration = watch.exit.duration if watch.exit and watch.exit.duration is not None else None
         return collected.result(time.monotonic() - started if duration is None else duration)
 
