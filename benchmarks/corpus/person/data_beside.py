@@ -1,0 +1,2 @@
+row = {"reading": "n/a"}
+reading = float(row["reading"])
