@@ -243,3 +243,16 @@ def test_a_module_reads_the_input_its_caller_passes(tmp_path, no_leftovers):
     assert summary.verified, summary.describe()
     assert "b, t = idx.size()" in summary.text, summary.text
     assert summary.text.count("torch.zeros(") == 1 and "torch.zeros((4, 128)" in summary.text, summary.text
+
+
+@pytest.mark.slow
+def test_the_failing_statement_keeps_the_users_words(program, no_leftovers):
+    """An off-by-one index: the line the traceback showed (`self.items[self.head + self.count]`) stays
+    as written. Values may stand in for inputs further up (`self.head` in `add`), never inside the
+    failing statement, where `self.items[6]` would be the same failure without the mistake."""
+    path = program("ring_buffer.py")
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="IndexError")).run()
+    assert summary.verified and summary.final_failure_line == "IndexError: list index out of range"
+    assert "return self.items[self.head + self.count]\n" in summary.text
+    assert "self.items[6]" not in summary.text
+    assert summary.final.nodes < summary.original.nodes

@@ -473,9 +473,29 @@ def test_a_heading_whose_section_is_gone_goes():
         "# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
     )
     reduced = "# Project header\nimport os\n\n# ====\n# Helpers\n# ====\n\n# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
-    assert results(COMMENTS, original, reduced) == [
-        "# Project header\nimport os\n\n\n# ====\n# Main\n# ====\n\ndef main():\n    pass\n\nmain()\n"
-    ]
+    # the banner rows are blocks of their own (they go wherever they stand); `# Helpers` goes with its section
+    assert all_at_once(COMMENTS, original, reduced) == \
+        "# Project header\nimport os\n\n\n# Main\n\ndef main():\n    pass\n\nmain()\n"
+    assert "# Project header\nimport os\n\n# ====\n# ====\n\n# ====\n# Main" in results(COMMENTS, original, reduced)[0]
     stacked = "import os\n# ====\n# Helpers\n# ====\n# ====\n# Main\n# ====\ndef main():\n    pass\n"
     original = stacked.replace("# ====\n# ====\n", "# ====\ndef helper():\n    pass\n# ====\n")
-    assert results(COMMENTS, original, stacked) == ["import os\n# ====\n# Main\n# ====\ndef main():\n    pass\n"]
+    assert all_at_once(COMMENTS, original, stacked) == "import os\n# Main\ndef main():\n    pass\n"
+
+
+def all_at_once(pass_name, original, text):
+    """The text with every edit the pass offers applied together."""
+    ctx, edits = edits_of(pass_name, original, text)
+    return render(text, select_patches(edits, ctx.guards))
+
+
+def test_banner_rows_and_a_block_after_the_last_statement_go():
+    """Rows of `####` and an `# OUTPUT` dump after the last statement (issue 40): not a person's
+    reproducer. A comment on live code between them stays."""
+    original = (
+        "import math\n\n##########################\n# area of a circle\n"
+        "##########################\nr = 2.0\nprint(math.pi * r * r)\n\n# OUTPUT\n# 12.566370614359172\n"
+    )
+    assert all_at_once(COMMENTS, original, original) == \
+        "import math\n\n# area of a circle\nr = 2.0\nprint(math.pi * r * r)\n\n"
+    header = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# noqa\nx = 1\n"
+    assert results(COMMENTS, header, header) == []  # directives are never banners nor dumps

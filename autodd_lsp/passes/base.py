@@ -159,6 +159,11 @@ class ReductionPass:
     # only code the original never ran go first; removals of a binding the run read from code
     # that stays wait for a cycle that confirms. They wait for the recording too.
     uses_map: bool = False
+    # Passes whose edits rewrite expressions inside a statement (a part, a value, a literal, a
+    # variable's use, an element): the engine leaves out those that touch the failing statement's
+    # own text, so the line the user saw and the mistake in it stay in the user's words
+    # (engine/searching/fixpoint.py, `_in_the_users_words`; notes/passes.md).
+    rewrites_expressions: bool = False
     # A pass that starts a process of its own (a formatter); the library's `minimize`, which
     # starts none, leaves it out.
     runs_a_tool: bool = False

@@ -164,6 +164,7 @@ class ReplaceWithConstant(ReductionPass):
     name = "replace expressions by a constant"
     group = Group.SIMPLIFY
     order = 2
+    rewrites_expressions = True
 
     remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED

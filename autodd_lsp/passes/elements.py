@@ -110,6 +110,7 @@ class RemoveElements(ReductionPass):
     name = "remove list elements"
     group = Group.SLOW
     order = 1
+    rewrites_expressions = True
 
     remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED

@@ -219,6 +219,7 @@ class ReplaceWithPart(ReductionPass):
     name = "replace expressions by a part"
     group = Group.SIMPLIFY
     order = 0
+    rewrites_expressions = True
 
     remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED

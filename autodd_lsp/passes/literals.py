@@ -41,6 +41,7 @@ def _string_prefix(text: str) -> str | None:
 class ShrinkLiterals(ReductionPass):
     name = "shrink literals"
     group = Group.SLOW
+    rewrites_expressions = True
 
     remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED

@@ -22,6 +22,10 @@ comment lines, one after another, at one indentation) is stale when
     `# Type classes`). Comment lines that were apart in the original and now
     touch are separate blocks. The file's own header (comments above the
     original's first code line) is never a heading; or
+(d) it is a banner (every line a row of `#`, `-`, `=`...: the rows around a heading
+    are a block of their own, the heading's words are judged by the rules above), or it
+    follows the last code of the file (an `# OUTPUT` dump, a closing note): a reproducer
+    has no sections and prints its own output; or
 (c) every line of it is commented-out code (`# self.hidden2 = nn.Sequential(`,
     `# print(loss.item())`): it parses as a statement, unclosed brackets
     closed, that is more than a bare word or value -- a reproducer carries no
@@ -167,6 +171,14 @@ def commented_out(block: CommentBlock) -> bool:
     lines = [line.lstrip()[1:] for line in block.text.split("\n")]
     whole = textwrap.dedent("\n".join(line[1:] if line.startswith(" ") else line for line in lines)).strip()
     return _code_line(whole) or all(_code_line(line.strip()) for line in lines)
+
+
+def _decoration(comment: str) -> bool:
+    """A banner row: `#####`, `# ---------`, `#=====`."""
+    body = comment.lstrip("#").strip()
+    if not body:
+        return len(comment.strip()) >= 3
+    return len(body) >= 3 and all(char in "-=*#~_+.:/\\|<> " for char in body)
 
 
 def _code_line(text: str) -> bool:
@@ -317,8 +329,8 @@ class StaleComments:
         if below_then is None or _indent(below_then) < block.indent:
             return False  # it introduced nothing below it
         below = block.last + 1
-        while (text := self.line(below)) is not None and not text.strip():
-            below += 1
+        while (text := self.line(below)) is not None and (not text.strip() or _decoration(text.strip())):
+            below += 1  # blank lines and banner rows (a block of their own) say nothing of the section
         now = self.line(below)
         if now is None:
             return True
@@ -326,6 +338,15 @@ class StaleComments:
             return _indent(now) < block.indent
         later = self.map.original_of(below)
         return later is not None and later > code_then
+
+    def banner(self, block: CommentBlock) -> bool:
+        """(d): every line of the block is a banner row."""
+        return all(_decoration(line.strip()) for line in block.text.split("\n"))
+
+    def after_the_code(self, block: CommentBlock) -> bool:
+        """(d): code stands above the block, and none below it."""
+        below = (self.line(number) for number in range(block.last + 1, len(self.source.lines) + 1))
+        return not any(_is_code(line) for line in below) and any(_is_code(self.line(n)) for n in range(1, block.first))
 
     @cached_property
     def first_code_line(self) -> int:
@@ -335,12 +356,14 @@ class StaleComments:
         return len(self.map.old) + 1
 
     def units(self, block: CommentBlock) -> list[CommentBlock]:
-        """The block split where it joins comments that were apart in the original."""
+        """The block split where it joins comments that were apart in the original, and where
+        banner rows meet words."""
         lines = block.text.split("\n")
         units = [CommentBlock(block.first, block.first, block.indent, lines[0])]
         for number, comment in zip(range(block.first + 1, block.last + 1), lines[1:], strict=False):
             previous = self.map.original_of(number - 1)
-            if previous is not None and self.map.original_of(number) == previous + 1:
+            apart = _decoration(comment) != _decoration(units[-1].text.rsplit("\n", 1)[-1])
+            if previous is not None and self.map.original_of(number) == previous + 1 and not apart:
                 units[-1].last = number
                 units[-1].text += "\n" + comment
             else:
@@ -352,8 +375,8 @@ class StaleComments:
             return []
         stale = []
         for block in (unit for found in comment_blocks(self.source) for unit in self.units(found)):
-            if commented_out(block):
-                stale.append(block)  # dead code, wherever it sits
+            if commented_out(block) or self.banner(block) or self.after_the_code(block):
+                stale.append(block)  # dead code, a banner, a dump after the end: wherever it sits
             elif self.still_glued(block):
                 continue  # a comment on surviving code
             elif self.names_gone(block) or self.orphaned(block) or self.detached(block) or self.section_gone(block):

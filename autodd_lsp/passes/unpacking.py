@@ -49,6 +49,7 @@ class RemovePairedElements(ReductionPass):
     name = "remove paired tuple elements"
     group = Group.SLOW
     order = 2  # after "remove list elements": what it leaves of the two sides
+    rewrites_expressions = True
 
     remembers_needed = Remembers.BY_STATEMENT
     prior = MOSTLY_NEEDED

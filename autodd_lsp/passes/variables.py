@@ -85,6 +85,7 @@ class InlineVariables(ReductionPass):
     name = "inline variables"
     group = Group.SIMPLIFY
     order = 1
+    rewrites_expressions = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:
         source = ctx.source

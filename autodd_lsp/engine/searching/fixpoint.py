@@ -45,7 +45,12 @@ from autodd_lsp.engine.rules.protection import respects_frozen
 from autodd_lsp.engine.searching.best_run import refused_by_the_best_run
 from autodd_lsp.engine.searching.memory import needed_key, what_it_does
 from autodd_lsp.engine.searching.pass_search import PassSearch, SearchHost
-from autodd_lsp.engine.searching.run_map import FailingPath, never_ran, read_by_the_run
+from autodd_lsp.engine.searching.run_map import (
+    FailingPath,
+    holds,
+    never_ran,
+    read_by_the_run,
+)
 from autodd_lsp.engine.searching.run_slice import outside_the_slice
 from autodd_lsp.passes import (
     Group,
@@ -303,7 +308,20 @@ class Fixpoint:
         if edits is None:
             return ctx, None
         edits = [e for e in edits if respects_frozen(e, ctx.frozen)]
+        if reduction_pass.rewrites_expressions and edits:
+            edits = self._in_the_users_words(edits)
         return ctx, self._off_the_path(ctx.source, edits) if reduction_pass.uses_map and edits else edits
+
+    def _in_the_users_words(self, edits: list[Edit]) -> list[Edit]:
+        """`edits` less those that rewrite the failing statement's own text (a compound's header,
+        not its body): the line the user saw stays as written, and what computes its operands
+        stays an expression (values may stand in for inputs further up, never there)."""
+        path = self.host.failing_path()
+        held = path.held_offsets(self.host.shadow()) if path is not None else []
+        if not held:
+            return edits
+        return [edit for edit in edits
+                if not any(holds(held, patch.start, max(patch.end, patch.start + 1)) for patch in edit.patches)]
 
     def _lookup(self) -> ValueLookup | None:
         """The original's run map read through the best text's shadow; None: no map."""
