@@ -250,8 +250,9 @@ def test_an_intermittent_program_reduces_and_keeps_its_rate(program, flaky, tmp_
     assert summary.original_rate == FailureRate(10, 20)
     assert summary.final_rate.runs == 20 and summary.final_rate.failures >= 8  # about the original's
     assert "fails 10 of 20 runs (50%)" in summary.describe() and "re-run 20 times" in summary.describe()
-    assert summary.final.nodes < summary.original.nodes / 4
-    assert "flakylib.maybe_fail(" in summary.text and "unused" not in summary.text
+    assert summary.final.nodes < summary.original.nodes / 3
+    # the failing call keeps its own words (what it reads stays an expression: notes/passes.md)
+    assert "flakylib.maybe_fail(settings.period)" in summary.text and "unused" not in summary.text
     assert summary.stats.runs > summary.stats.candidates_run  # the sequential test ran some again
     out = tmp_path / "alone"
     out.mkdir()

@@ -41,7 +41,14 @@ def test_a_test_module_with_its_own_exception_class_reduces(tmp_path, no_leftove
 SELF_SIZED = '''\
 import os
 
-SETTINGS = {"retries": 3, "timeout": 30, "verbose": False}
+SETTINGS = {"retries": 3, "timeout": 30, "backoff": 1.5, "workers": 4, "region": "eu-west", "verbose": False}
+LIMITS = {"retries": 10, "timeout": 600, "workers": 64}
+
+
+def clamp(settings):
+    for key, limit in LIMITS.items():
+        settings[key] = min(settings[key], limit)
+    return settings
 
 
 def validate(settings):
@@ -51,7 +58,7 @@ def validate(settings):
             raise ValueError(f"setting {key} is off in a config of {size} bytes")
 
 
-validate(SETTINGS)
+validate(clamp(SETTINGS))
 '''
 
 
