@@ -71,28 +71,33 @@ def harness_fidelity(case: Case) -> bool:
     return not case.flags and not case.ours_only and case.runs == 1
 
 
-def check(case: Case, reproducer: Path) -> tuple[bool | None, str]:
-    """Does `reproducer` (the person's, or a tool's output) fail the way the original of `case` does?
-    None: it cannot run here."""
+def check(case: Case, *reproducers: Path) -> list[tuple[bool | None, str]]:
+    """Does each of `reproducers` (the person's, a tool's output) fail the way the original of `case`
+    does? None: it cannot run here. The original is materialized and run once for all of them."""
     missing = harness.missing_modules(case)
     if missing:
-        return None, f"needs {', '.join(missing)}"
+        return [(None, f"needs {', '.join(missing)}")] * len(reproducers)
+    verdicts: list[tuple[bool | None, str]] = []
     with tempfile.TemporaryDirectory(prefix=f"autodd-person-{case.name}-") as tmp:
         source = case.materialize(Path(tmp) / "original")
-        # As a tool's output: written into a copy of the case's folder, under the harness's name.
-        workdir = Path(tmp) / "reproducer"
-        shutil.copytree(source.parent, workdir)
-        program = workdir / (f"{source.stem}_min.py" if case.test else f"{case.name}.min.py")
-        shutil.copyfile(reproducer, program)
-        found = harness.reproduces_in_some_run(case, program)
-        if not found.get("strict"):
-            return False, f"does not reproduce alone: {found.get('why') or 'the message only in quoted source'}"
-        if not harness_fidelity(case):
-            return True, "reproduces alone" + (f" ({found['why']})" if found.get("why") else "")
         timeout, env = harness.repro_timeout(case), subprocess_env()
-        original = fidelity.original_failure(source, case.err_msg, timeout, env, case.test)
-        record = fidelity.tool_fidelity(original, program, case.err_msg, timeout, env, case.test)
-    return verdict(original, record)
+        original: dict | None = None
+        for number, reproducer in enumerate(reproducers):
+            # As a tool's output: written into a copy of the case's folder, under the harness's name.
+            workdir = Path(tmp) / f"reproducer-{number}"
+            shutil.copytree(source.parent, workdir)
+            program = workdir / (f"{source.stem}_min.py" if case.test else f"{case.name}.min.py")
+            shutil.copyfile(reproducer, program)
+            found = harness.reproduces_in_some_run(case, program)
+            if not found.get("strict"):
+                verdicts.append((False, f"does not reproduce alone: {found.get('why') or 'the message only in quoted source'}"))
+            elif not harness_fidelity(case):
+                verdicts.append((True, "reproduces alone" + (f" ({found['why']})" if found.get("why") else "")))
+            else:
+                if original is None:
+                    original = fidelity.original_failure(source, case.err_msg, timeout, env, case.test)
+                verdicts.append(verdict(original, fidelity.tool_fidelity(original, program, case.err_msg, timeout, env, case.test)))
+    return verdicts
 
 
 def verdict(original: dict, record: dict) -> tuple[bool, str]:
@@ -198,13 +203,12 @@ def main(argv=None) -> int:
         if args.no_check:
             continue
         print(f"[{case.name}] checking the person's reproducer ...", file=sys.stderr, flush=True)
-        qualifies, why = check(case, person_file(case))
+        (qualifies, why), *on_result = check(case, person_file(case), *([output] if output is not None else []))
         label = {True: "qualifies", False: "DOES NOT QUALIFY", None: "skipped"}[qualifies]
         print(f"[{case.name}] person: {label}: {why}", file=sys.stderr, flush=True)
         if qualifies is False:
             failed.append(case.name)
-        if output is not None:
-            checked, why = check(case, output)
+        for checked, why in on_result:
             print(f"[{case.name}] result: {short(checked, why)}", file=sys.stderr, flush=True)
             row["result_check"] = short(checked, why)
     print("\n".join(table(rows)))

@@ -133,11 +133,17 @@ def command_line_rows() -> list[tuple[list[str], list[str]]]:
         if option.flags:
             continue
         if option.field == PROGRAM_ARGUMENTS:
-            rows.append((["--"], [code("-- ARG..."), code(option.setting), "", escape(option.help)]))
+            rows.append((["--"], [code("-- ARG..."), code(option.setting), "", meaning(option)]))
         elif option.field in TAKEN_FROM_SOURCE:
-            rows.append(([], [f"in {TAKEN_FROM_SOURCE[option.field]}", code(option.setting), "",
-                              escape(option.help) if option.help else NO_HELP.get(option.field, "")]))
+            rows.append(([], [f"in {TAKEN_FROM_SOURCE[option.field]}", code(option.setting), "", meaning(option)]))
     return rows
+
+
+def meaning(option: Any) -> str:
+    """An engine option's help as a table cell (a negated boolean's says what `true` means)."""
+    if not option.help:
+        return NO_HELP.get(option.field, "")
+    return escape(f"true: {option.help}" if option.negated else option.help)
 
 
 def options_table() -> str:
@@ -165,9 +171,7 @@ def settings_table() -> str:
         default = (not option.default) if option.negated else option.default
         flag = code("-- ARG...") if option.field == PROGRAM_ARGUMENTS else \
             " ".join(code(flag) for flag in option.flags) or TAKEN_FROM_SOURCE.get(option.field, "")
-        help_text = escape(option.help) if option.help else NO_HELP.get(option.field, "")
-        if option.negated:
-            help_text = escape(f"true: {option.help}")
+        help_text = meaning(option)
         rows.append([code(option.setting), _json_type(option.type),
                      shown_default(default, "the interpreter running the server") or ("`false`" if default is False else ""),
                      flag, help_text])

@@ -345,8 +345,12 @@ class StaleComments:
 
     def after_the_code(self, block: CommentBlock) -> bool:
         """(d): code stands above the block, and none below it."""
-        below = (self.line(number) for number in range(block.last + 1, len(self.source.lines) + 1))
-        return not any(_is_code(line) for line in below) and any(_is_code(self.line(n)) for n in range(1, block.first))
+        return 0 < self.last_code_line < block.first
+
+    @cached_property
+    def last_code_line(self) -> int:
+        """The current text's last line of code (0: none)."""
+        return next((number for number in range(len(self.source.lines), 0, -1) if _is_code(self.line(number))), 0)
 
     @cached_property
     def first_code_line(self) -> int:
