@@ -75,6 +75,48 @@ def test_a_module_used_as_a_value_keeps_its_import(tmp_path):
     assert result.kept and "used as a value" in result.kept[0][1]
 
 
+REBOUND = {
+    "model.py": "class RNNModel:\n    def __init__(self, n):\n        self.n = n\n\n\nclass TransformerModel(RNNModel):\n    pass\n",
+    "main.py": (
+        "import sys\n"
+        "import model\n"
+        "\n"
+        "kind = model.RNNModel\n"
+        "if len(sys.argv) > 5:\n"
+        "    model = model.TransformerModel(4)\n"
+        "else:\n"
+        "    model = model.RNNModel(4)\n"
+        "print(kind.__name__, model.n)\n"
+    ),
+}
+
+
+def test_a_module_whose_name_the_script_rebinds_is_inlined_under_a_name_of_its_own(tmp_path):
+    """pytorch/examples' word language model: `import model` ... `model = model.RNNModel(...)`.
+    Where `model` is the module (before the rebinding, and in the values that rebind it) it is
+    inlined; after, it is the script's object, left as it is."""
+    folder = write(tmp_path, REBOUND)
+    result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))
+    assert result.modules == (str(folder / "model.py"),) and result.kept == ()
+    assert "import model" not in result.text and "model_module" not in result.text
+    assert "kind = RNNModel\n" in result.text and "    model = TransformerModel(4)\n" in result.text
+    assert "    model = RNNModel(4)\nprint(kind.__name__, model.n)\n" in result.text
+    (folder / "model.py").unlink()  # one file: it runs without the module beside it
+    alone = folder / "alone.py"
+    alone.write_text(result.text)
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(result.text, str(alone), "exec"), namespace)
+    assert namespace["model"].n == 4 and namespace["kind"].__name__ == "RNNModel"
+
+
+def test_a_rebound_module_name_read_as_a_value_before_keeps_its_import(tmp_path):
+    main = "import model\nprint(model)\nmodel = model.RNNModel(4)\n"
+    folder = write(tmp_path, {**REBOUND, "main.py": main})
+    result = inline_local_modules(main, str(folder / "main.py"))
+    assert result.modules == () and result.text == main
+    assert result.kept and "used as a value" in result.kept[0][1]
+
+
 def test_installed_packages_are_not_inlined(tmp_path):
     folder = write(tmp_path, {"main.py": "import json\nimport os.path\nprint(json.dumps(1))\n"})
     result = inline_local_modules((folder / "main.py").read_text(), str(folder / "main.py"))

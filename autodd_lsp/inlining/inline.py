@@ -17,7 +17,8 @@ top level of the program is written into it, where the import stood:
   submodule; `__name__` and `__file__` in it become its name and its path as
   strings, so an `if __name__ == "__main__":` in it stays dead.
 
-A module used in any other way (passed as a value, an attribute set on it from a
+A script that rebinds the module's name (`model = model.RNNModel(...)`) gives the module a
+name of its own first (`rebinding.py`). A module used in any other way (passed as a value, an attribute set on it from a
 function, a star import whose names the program defines too, imported inside a
 function, a `__future__` import of its own) keeps its import: `Inlined.kept`
 says which and why. The user's files
@@ -45,6 +46,7 @@ from autodd_lsp.inlining.names import (
     only_attribute_uses,
     top_level_names,
 )
+from autodd_lsp.inlining.rebinding import name_the_rebound_modules
 from autodd_lsp.inlining.renaming import (
     CannotInline,
     apply_patches,
@@ -94,15 +96,18 @@ def inline_local_modules(text: str, path: str) -> Inlined:
         return Inlined(text)
     me = _Module(os.path.abspath(path), "__main__", root)
     state = _State(root=root, taken=set(dir(builtins)))
+    original = text  # given back when nothing is inlined
+    text = name_the_rebound_modules(text, tree, lambda name: _resolve(state, me, name, 0) is not None)
+    tree = parse(text) if text is not original else tree
     state.taken |= names_used(tree) - _imported_only(tree, me, state)
     state.imports = _installed_imports(tree, me, state)
     spans: list[tuple[int, int]] = []
     try:
         new_text, _ = _rewrite_importer(text, tree, me, state, spans)
     except CannotInline as why:
-        return Inlined(text, kept=(*state.kept, ("the program's imports", str(why))))
+        return Inlined(original, kept=(*state.kept, ("the program's imports", str(why))))
     if not state.order:
-        return Inlined(text, kept=tuple(state.kept))
+        return Inlined(original, kept=tuple(state.kept))
     return Inlined(new_text, tuple(state.order), tuple(state.kept), tuple(spans))
 
 

@@ -9,7 +9,9 @@ comment lines, one after another, at one indentation) is stale when
     a variable, a parameter, an attribute) that no longer occurs anywhere in
     the current code, and names nothing of the original that still does (a
     plain word counts when the original named a function, class or parameter
-    so); or
+    so); a function or class of the original gone everywhere is enough, whatever
+    else the block names (`batchify arranges the dataset into columns` once
+    `batchify` is gone, though `dataset` is still a name); or
 (b) in the original it was glued to a statement (the line right after it was
     code), and now a blank line, a dedent or the end of the file follows it:
     the statement it described is gone; or other code follows it now that
@@ -105,16 +107,16 @@ def code_words(text: str) -> set[str]:
     return words
 
 
-def defined_names(text: str) -> set[str]:
+def defined_names(text: str) -> tuple[set[str], set[str]]:
     """Names of the functions and classes a program defines, and of their parameters (`self`,
     `cls` aside): a comment naming one of them speaks of code."""
     try:
         tree = parse(text)
     except (SyntaxError, ValueError):
-        return set()
-    return {
-        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    } | {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg) and node.arg not in ("self", "cls")}
+        return set(), set()
+    functions = {node.name for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return functions, {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg) and node.arg not in ("self", "cls")}
 
 
 def _looks_like_code(text: str, match: re.Match) -> bool:
@@ -252,7 +254,8 @@ class StaleComments:
         self.ctx = ctx
         self.source = ctx.source
         self.original_names = {n for n in names_of(ctx.original) if len(n) >= 2 and n.lower() not in _ENGLISH}
-        self.defined = defined_names(ctx.original)
+        self.functions, parameters = defined_names(ctx.original)
+        self.defined = self.functions | parameters
         self.words_now = code_words(ctx.source.text)
         self.map = LineMap(ctx.original, ctx.source)
 
@@ -268,7 +271,7 @@ class StaleComments:
         `GemmConfig`, `cfg.block_K`, `run()`, `` `x` ``) is read as a name. Words of the
         original still in the code (builtins too) make the block a comment on live code.
         """
-        gone = live = False
+        gone = live = function_gone = False
         for match in WORD.finditer(block.text):
             word = match.group()
             if word not in self.original_names:
@@ -277,7 +280,8 @@ class StaleComments:
                 live = True
             elif word not in BUILTIN_NAMES and (word in self.defined or _looks_like_code(block.text, match)):
                 gone = True
-        return gone and not live
+                function_gone = function_gone or word in self.functions
+        return gone and (function_gone or not live)
 
     def still_glued(self, block: CommentBlock) -> bool:
         """The block is followed by the very line that followed it in the original."""
