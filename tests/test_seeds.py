@@ -7,7 +7,7 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.engine.rules.protection import respects_frozen
-from autodd_lsp.engine.rules.seeds import seed_spans
+from autodd_lsp.engine.rules.seeds import seed_spans, without_seeds
 from autodd_lsp.engine.spec.flaky import FINAL_RUNS
 from autodd_lsp.passes import registered_passes
 from autodd_lsp.passes.base import PassContext
@@ -81,6 +81,14 @@ def test_no_pass_proposes_an_edit_that_drops_or_changes_a_protected_seed():
     assert allowed > 20  # the rest of the program still reduces
 
 
+def test_without_seeds_makes_each_seeding_statement_a_pass_on_the_same_lines():
+    text = "import random\nrandom.seed(\n    7,\n)\nx = random.random()\nprint(x)\n"
+    unseeded = without_seeds(Source(text))
+    assert unseeded == "import random\npass\n\n\nx = random.random()\nprint(x)\n"
+    assert without_seeds(Source("import random\nrandom.seed(7)\n")) is None  # seeds nothing still used
+    assert without_seeds(Source("x = 1\n")) is None
+
+
 @pytest.mark.slow
 def test_a_seeded_programs_result_fails_in_every_fresh_run(program, no_leftovers):
     """The seed decides the failure (3 runs of 10 fail without it): the result must fail in all."""
@@ -93,3 +101,16 @@ def test_a_seeded_programs_result_fails_in_every_fresh_run(program, no_leftovers
     runs = [subprocess.run([sys.executable, "deal.py"], cwd=alone, capture_output=True, text=True, check=False)
             for _ in range(2 * FINAL_RUNS)]
     assert all("ValueError: 'ace' is not in list" in run.stderr for run in runs), [r.stderr[-200:] for r in runs]
+
+
+@pytest.mark.slow
+def test_a_seed_the_failure_does_not_need_goes_with_its_plumbing(program, no_leftovers):
+    """A shape error fails the same way with any seed (issue 40): the original without its seeding
+    call fails so in every run, so `torch.manual_seed(args.seed)` and `--seed` are not protected
+    and go. Before, the seed (protected while torch was used) kept argparse and `--seed 1337`."""
+    pytest.importorskip("torch")
+    path = program("seeded_shapes.py")
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="cannot be multiplied")).run()
+    assert summary.verified and "(8x12 and 16x4)" in summary.final_failure_line
+    assert "manual_seed" not in summary.text and "--seed" not in summary.text and "argparse" not in summary.text
+    assert "logits = probe(batch)" in summary.text  # the failing statement, as written

@@ -60,6 +60,7 @@ from autodd_lsp.engine.rules.protection import (
     frozen_spans,
     own_check_tests,
 )
+from autodd_lsp.engine.rules.seeds import SEEDLESS_RUNS, without_seeds
 from autodd_lsp.engine.searching.run_map import FailingPath
 from autodd_lsp.engine.spec.errors import NotReproducible
 from autodd_lsp.engine.spec.flaky import DEFAULT_RUNS, MARGIN, FailureRate, RateTest
@@ -231,7 +232,20 @@ class OriginalChecks:
         tester.judge_by(rules)
         tester.set_best(text)
         self.no_match = NoMatchWatch(self.observation, self.reporter.notice)
-        self.keep_seeds = rate_test is None  # a deterministic failure: its seeds stay (seeds.py)
+        # A deterministic failure keeps its seeds, where it needs them (seeds.py).
+        self.keep_seeds = rate_test is None and self._needs_its_seeds(judge, text, candidate_timeout)
+
+    def _needs_its_seeds(self, judge: Judge, text: str, timeout: float) -> bool:
+        """Whether the original, its seeding statements made `pass`, stops failing the same way in
+        one of `SEEDLESS_RUNS` runs (False: it has none, or fails so every time)."""
+        unseeded = without_seeds(Source(text, self.texts.tree))
+        if unseeded is None:
+            return False
+        for _ in range(SEEDLESS_RUNS):
+            result = self.tester.run(unseeded, timeout, self.tester.new_cancel_event())
+            if result.cancelled or not judge.is_interesting(result, unseeded, self.texts.statements.of_line):
+                return True
+        return False
 
     def _passing_check(self, oracle: Oracle, text: str) -> Callable[[str, Cancel], bool | None]:
         """The original passes on side A (else NotReproducible, one line); candidates then must too."""

@@ -19,6 +19,13 @@ still called `set_seed(cfg.seed)`. Once the program
 no longer uses `random` (or `np`, `torch`, the generator bound), the seed goes
 with the rest: no dead `random.seed(0)` in a reproducer that draws nothing.
 
+Only where the failure depends on them: after the original's checks, the original runs
+`SEEDLESS_RUNS` times with each of those seeding statements made a `pass`
+(`without_seeds`, `lifecycle/original.py`); when every run still fails the same way (the same
+line, place and operands), nothing is protected and the seeds, with the argument plumbing
+that feeds them, go like any other code (a shape error keeps no `--seed`). The final check's
+repeated runs still stand behind that.
+
 An implicit protection, recomputed from each text, rather than `# autodd:
 freeze` comments written into it: nothing to remove from the result, and it
 lapses by itself when its module is gone. Unlike frozen code, a seed is not
@@ -40,6 +47,7 @@ import ast
 
 from autodd_lsp.syntax.source import Source, Span
 
+SEEDLESS_RUNS = 3  # runs of the original without its seeds that tell whether the failure needs them
 SEEDING = frozenset({
     "seed", "manual_seed", "manual_seed_all", "set_seed", "seed_everything", "default_rng",
     "RandomState", "PRNGKey", "key",
@@ -47,7 +55,30 @@ SEEDING = frozenset({
 
 
 def seed_spans(source: Source) -> list[Span]:
-    """The spans of the seeding statements of `source` whose seeded names are still used elsewhere."""
+    """The spans of the seeding statements of `source` whose seeded names are still used elsewhere,
+    and of the literal values they read through a name."""
+    spans, read = [], set()
+    for stmt in seeding_statements(source):
+        spans.append(source.span(stmt))
+        read |= _read_by(stmt.value)  # type: ignore[attr-defined]  # a seeding statement has a call value
+    return spans + _literal_values(source, read)
+
+
+def without_seeds(source: Source) -> str | None:
+    """`source`'s text with each seeding statement whose seeded names are still used (`seed_spans`)
+    made a `pass` on the same lines (so every other line keeps its number); None: it has none."""
+    statements = seeding_statements(source)
+    if not statements:
+        return None
+    text = source.text
+    for stmt in sorted(statements, key=lambda s: source.span(s)[0], reverse=True):
+        start, end = source.span(stmt)
+        text = text[:start] + "pass" + "\n" * text[start:end].count("\n") + text[end:]
+    return text
+
+
+def seeding_statements(source: Source) -> list[ast.stmt]:
+    """The seeding statements of `source` whose seeded names are still used elsewhere."""
     found: list[tuple[ast.stmt, set[str]]] = []
     for node in ast.walk(source.tree):
         call = _seeding_call(node)
@@ -64,14 +95,8 @@ def seed_spans(source: Source) -> list[Span]:
     if not found:
         return []
     uses = _name_counts(source.tree)
-    spans = []
-    read: set[str] = set()
-    for stmt, roots in found:
-        own = _name_counts(stmt)
-        if any(uses.get(root, 0) > own.get(root, 0) for root in roots):
-            spans.append(source.span(stmt))
-            read |= _read_by(stmt.value)  # type: ignore[attr-defined]  # a seeding statement has a call value
-    return spans + _literal_values(source, read)
+    return [stmt for stmt, roots in found
+            if any(uses.get(root, 0) > _name_counts(stmt).get(root, 0) for root in roots)]
 
 
 def _read_by(call: ast.Call) -> set[str]:
