@@ -251,11 +251,21 @@ def test_frames_belong_to_the_exception_text_only():
         "  second line of the message\n"
         "\n"
         "after: bad value\n"
+        "Traceback (most recent call last):\n"
+        '  File "/p/prog.py", line 12, in <module>\n'
+        "    np.testing.assert_allclose(actual, expected)\n"
+        "AssertionError: \n"
+        "Not equal to tolerance rtol=1e-07, atol=0\n"
+        "\n"
+        " [2, 2]: 0.0 (ACTUAL), 16.0 (DESIRED)\n"
     ).splitlines()
     frames = frames_of_lines(output)
     assert 0 not in frames and 9 not in frames
     assert [f.file for f in frames[6]] == ["/p/prog.py", "/lib/mod.py"]
     assert frames[7] == frames[6]
+    # the last traceback's text (the uncaught exception the interpreter printed last) runs on across
+    # a blank line: NumPy's mismatch report is its exception's text, with its frames
+    assert [f.line for f in frames[16]] == [12] and frames[15] == frames[13] == frames[16]
 
 
 def test_normalizing_masks_paths_addresses_and_line_numbers_only():

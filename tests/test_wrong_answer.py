@@ -178,3 +178,18 @@ def test_the_cli_suggests_wrong_answer_with_what_differed(tmp_path):
     assert done.returncode == 2
     line = next(line for line in done.stderr.splitlines() if "--wrong-answer" in line)
     assert "# keep this wrong answer: np.allclose at line 19: 2 of 4 elements differ" in line and "2 NaN" in line
+
+
+@pytest.mark.slow
+def test_a_line_of_a_mismatch_report_keeps_the_comparison_and_its_operands(program, no_leftovers):
+    """Issue 40: given a line NumPy prints under a failing assert_allclose (not the exception line),
+    the failure is still the comparison's: its operands must stay the same. Before, that line had no
+    place (a blank line in the report ended the exception's text), the rule was 'same failure line'
+    alone, and nothing held the compared values."""
+    pytest.importorskip("numpy")
+    path = program("matmul_off_by_one.py")
+    summary = Reduction(path.read_text(), str(path), ReduceOptions(err_msg="[2, 2]: 0.0 (ACTUAL), 16.0 (DESIRED)")).run()
+    assert summary.verified, summary.describe()
+    assert "the same operands at np.testing.assert_allclose" in summary.describe()
+    assert summary.original_comparison is not None and summary.final_comparison is not None
+    assert "range(2)" in summary.text or "range(m - 1)" in summary.text  # the off-by-one loop stays

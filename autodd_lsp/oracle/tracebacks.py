@@ -3,7 +3,11 @@
 A traceback is a `Traceback (most recent call last):` header, indented frames
 (`  File "path", line N, in name`, each with its quoted source and carets), then
 the exception's text: its first line at column 0 and any continuation lines up
-to a blank line or the next traceback. `frames_of_lines` tells, for each line of
+to a blank line or the next traceback -- except the output's last traceback, the
+uncaught exception the interpreter printed as it ended, whose text runs on across
+blank lines to the end (NumPy's `assert_allclose` report has paragraphs: `Mismatched
+elements: ...`, ` [2, 2]: 0.0 (ACTUAL), 16.0 (DESIRED)` are its exception's text, with
+its place). `frames_of_lines` tells, for each line of
 the output that is part of an exception's text, the frames of its traceback
 (outermost first). Lines that are not (a message the program printed, a log
 line, a C++ check) have no frames: their failure has no place to compare.
@@ -31,6 +35,7 @@ def frames_of_lines(lines: list[str]) -> dict[int, tuple[Frame, ...]]:
     found: dict[int, tuple[Frame, ...]] = {}
     frames: list[Frame] | None = None  # inside a traceback's frame list
     text_of: tuple[Frame, ...] | None = None  # inside an exception's text
+    last = max((i for i, line in enumerate(lines) if line.lstrip().startswith(_HEADER)), default=-1)
     for index, line in enumerate(lines):
         if line.startswith(_HEADER) or line.lstrip().startswith(_HEADER):
             frames, text_of = [], None
@@ -44,8 +49,8 @@ def frames_of_lines(lines: list[str]) -> dict[int, tuple[Frame, ...]]:
                 continue  # quoted source, carets, "[Previous line repeated N more times]"
             text_of, frames = tuple(frames), None
         if text_of is not None:
-            if not line.strip() or line.startswith(_CHAIN):
+            if line.startswith(_CHAIN) or (not line.strip() and index < last):
                 text_of = None
                 continue
-            found[index] = text_of
+            found[index] = text_of  # a blank line too, in the last one: its paragraphs are one text
     return found
