@@ -167,7 +167,7 @@ class Session:
         return self.recorder.recorded if map_wanted() and self.recorder.done.is_set() else None
 
     def failing_path(self) -> FailingPath | None:
-        return self.checks.failing_path if map_wanted() else None
+        return self.checks.failing_path
 
     def best_run_map(self, text: str) -> ValueLookup | None:
         if not map_wanted() or self.recorder.recorded is None or self.tester.rules.rate_test is not None:

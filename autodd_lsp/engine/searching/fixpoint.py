@@ -48,6 +48,7 @@ from autodd_lsp.engine.searching.pass_search import PassSearch, SearchHost
 from autodd_lsp.engine.searching.run_map import (
     FailingPath,
     holds,
+    map_wanted,
     never_ran,
     read_by_the_run,
 )
@@ -350,8 +351,8 @@ class Fixpoint:
         return self._valued_context
 
     def _off_the_path(self, source: Source, edits: list[Edit]) -> list[Edit]:
-        """`edits` without the removals of what holds the original's failing statement (`run_map.py`)."""
-        path = self.host.failing_path()
+        """`edits` without the removals of what holds the original's failing statement (the map's)."""
+        path = self.host.failing_path() if map_wanted() else None
         crossing = set() if path is None else path.crossed_by(source.text, self.host.shadow(), edits)
         return [edit for index, edit in enumerate(edits) if index not in crossing]
 
