@@ -1,5 +1,6 @@
 """Turning benchmark records into tables (terminal, Markdown), JSON and a plot."""
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -161,6 +162,9 @@ def write_outputs(results: dict, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     (folder / "results.md").write_text(render_markdown(results))
+    if importlib.util.find_spec("matplotlib") is None:
+        print("benchmarks: no plot (size_over_time.png needs matplotlib: pip install -e '.[bench]')", file=sys.stderr)
+        return
     plot_size_over_time(results, folder / "size_over_time.png")
 
 

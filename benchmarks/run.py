@@ -269,7 +269,7 @@ def main(argv=None) -> int:
         fidelity.refresh(results, args.out, CASES_BY_NAME, repro_timeout, subprocess_env(), missing_modules)
     print_tables(results)
     write_outputs(results, args.out)
-    print(f"wrote {args.out / 'results.md'}, results.json and size_over_time.png")
+    print(f"wrote {args.out / 'results.md'} and results.json" + (" and size_over_time.png" if (args.out / 'size_over_time.png').is_file() else ""))
     return 0
 
 
