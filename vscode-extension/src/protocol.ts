@@ -99,6 +99,7 @@ export interface RunOptions {
   keepImports?: unknown;
   repeat?: unknown;
   gpus?: unknown;
+  runsPerGpu?: unknown;
   rayAddress?: unknown;
   passesWith?: unknown;
   passesWithEnv?: unknown;

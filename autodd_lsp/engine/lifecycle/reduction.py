@@ -247,7 +247,7 @@ class Reduction:
                        **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
-            gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,
+            gpus=GpuPool(options.gpu_ids, options.runs_per_gpu) if options.gpu_ids else None,
             launch=options.launch(),  # the test under pytest, or the script with its arguments and input
         )
 
