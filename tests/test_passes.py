@@ -546,5 +546,7 @@ def test_the_failing_function_is_called_directly_with_its_last_values():
     (forward,) = offered("x @ x")
     assert forward.endswith("print('start')\nNet()(torch.zeros((2, 3)))\n")
     assert offered("left / (self.people - paid)", {k: v for k, v in params.items() if v.literal != "3"}) == []
+    (built,) = offered("self.people = people")
+    assert built.endswith("print('start')\nSplit(3)\n")
     assert offered("run(9.0)") == []  # the failure at the top level: no route to take away
     assert offered("Split(3).share(total, 3)") == []  # run(total): its parameter has no record

@@ -14,7 +14,8 @@ with the values its parameters had at their last call in the original's run (the
 call's, unless the function was entered again before it failed), in place of the last
 statement of the module that ran (the one the failure came through, at the top of its
 route). A method is called on a new instance of its class, built with the values its
-`__init__` had last (a module's `forward` through the instance, as a person calls it).
+`__init__` had last (a module's `forward` through the instance, as a person calls it); a
+failing `__init__` is the class called with them.
 Every value must have been recorded in full (a number, a short string, a tensor's shape
 and dtype: `values/recorded.py`); a list or a dict was not, and then nothing is offered.
 The callers, the loop over the blocks, the model that held it: what no longer runs goes
@@ -103,7 +104,11 @@ def _constructor(ctx: PassContext, cls: ast.ClassDef) -> str | None:
 
 
 def _the_call(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None) -> str | None:
-    if func.name.startswith("__") or ctx.is_frozen(func):
+    if ctx.is_frozen(func):
+        return None
+    if func.name == "__init__" and cls is not None:
+        return _constructor(ctx, cls)  # the failure is in building the instance: build it
+    if func.name.startswith("__"):
         return None
     arguments = _arguments(ctx, func, skip_self=cls is not None)
     if arguments is None:
