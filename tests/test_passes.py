@@ -549,4 +549,6 @@ def test_the_failing_function_is_called_directly_with_its_last_values():
     (built,) = offered("self.people = people")
     assert built.endswith("print('start')\nSplit(3)\n")
     assert offered("run(9.0)") == []  # the failure at the top level: no route to take away
+    assert route.edits(PassContext(Source(text), values=ValueLookup(RecordedValues({}, params, statements),
+                                                                    identity_shadow(text)))) == []  # no failing path
     assert offered("Split(3).share(total, 3)") == []  # run(total): its parameter has no record

@@ -126,7 +126,7 @@ def route_start(ctx: PassContext) -> ast.stmt | None:
     """The last statement at the module's level that ran (inside `if __name__ == "__main__":`
     too): where the failure's route begins. None where unknown or where it holds the failure."""
     values = ctx.values
-    if values is None:
+    if values is None or not ctx.failing:
         return None
     body: list[ast.stmt] = ctx.source.tree.body
     last = None
