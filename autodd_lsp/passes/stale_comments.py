@@ -411,7 +411,8 @@ class RemoveStaleComments(ReductionPass):
             edits.append(Edit((patch,), self.name, weight=span[1] - span[0]))
         for line in empty_cells(source):
             span = (source.line_start(line), source.line_end(line))
-            edits.append(Edit((delete(*span),), self.name, weight=span[1] - span[0]))
+            if not ctx.touches_frozen(span):
+                edits.append(Edit((delete(*span),), self.name, weight=span[1] - span[0]))
         return edits
 
 
