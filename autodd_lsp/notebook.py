@@ -58,15 +58,17 @@ translation is the `%%bash` cell again (with the lines the reduction left), and
 a `%%time`-like cell gets its first line back. A translated line the reduction
 changed stays the Python it became: it still runs in a kernel.
 
-A line is taken for IPython syntax by its first character alone (a `%` at the
-start of a line inside a multi-line string would be taken too).
+A line is taken for IPython syntax by its first character (after its indentation),
+unless it lies inside a multi-line string (`!important` in a docstring stays text).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
+import tokenize
 from dataclasses import dataclass, field
 
 MARKER = re.compile(r"^# %% \[cell (\d+)\]$")
@@ -84,6 +86,7 @@ _CAPTURED = re.compile(r"^(?:!!?|%sx\b|%system\b)")
 _CONDA_YES = {"install", "remove", "uninstall", "update", "upgrade"}
 _CONDA_PREFIX = _CONDA_YES | {"list"}
 _BODY_END = "'''"
+_STRING_TOKENS = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
 
 
 class NotebookError(ValueError):
@@ -185,13 +188,13 @@ class _Cell:
         lines = self.source.splitlines()
         numbered = list(enumerate(lines, start=1))
         if not lines or not lines[0].lstrip().startswith("%%"):
-            return _Converted([(number, *_line(line, self, number)) for number, line in numbered])
+            return self.converted(numbered)
         first = lines[0].strip()
         name, _, rest = first[2:].partition(" ")
         if name in _SHOW_ONLY_CELLS:
             return None
         if name in _UNWRAPPED:  # its body runs once; the magic line comes back with the cell
-            converted = _Converted([(number, *_line(line, self, number)) for number, line in numbered[1:]])
+            converted = self.converted(numbered[1:])
             converted.magic = (first, "", "", "")
             return converted
         opening, end, prefix = self.statement(name, rest.strip())
@@ -206,6 +209,12 @@ class _Cell:
         converted.lines.append((1, end, None))
         converted.magic = (first, opening, end, prefix)
         return converted
+
+    def converted(self, numbered: list[tuple[int, str]]) -> _Converted:
+        """Python lines: each resolved, but those inside a multi-line string kept as they are."""
+        quoted = _in_strings([line for _, line in numbered])
+        return _Converted([(number, line, None) if index in quoted else (number, *_line(line, self, number))
+                           for index, (number, line) in enumerate(numbered)])
 
     def statement(self, name: str, rest: str) -> tuple[str, str, str]:
         """A cell magic the program can run as one statement: its first line, its last, and what
@@ -229,6 +238,27 @@ class _Cell:
                 return f"open({target[0]!r}, {mode!r}).write(", f"{_BODY_END})", "r" + _BODY_END
         raise self.error(1, f"the cell magic %%{name}{' ' + rest if rest else ''} cannot run as Python; "
                             "remove it (or run what it does in Python) and save the notebook")
+
+
+def _in_strings(lines: list[str]) -> set[int]:
+    """The (0-based) lines that lie inside a multi-line string, not on its first line: text, not
+    IPython syntax (IPython reads tokens too). The IPython lines are masked as `pass` first; a cell
+    that does not tokenize even so has none."""
+    masked = [line[: len(line) - len(line.lstrip())] + "pass" if _ipython_looking(line) else line
+              for line in lines]
+    inside: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(masked) + "\n").readline):
+            if token.type in _STRING_TOKENS and token.end[0] > token.start[0]:
+                inside.update(range(token.start[0], token.end[0]))  # 0-based: the lines after the first
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set()
+    return inside
+
+
+def _ipython_looking(line: str) -> bool:
+    stripped = line.lstrip()
+    return stripped.startswith(("!", "%")) or (_ASSIGNED_SHELL.match(line) is not None)
 
 
 def _words(text: str) -> list[str]:

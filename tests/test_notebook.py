@@ -136,6 +136,8 @@ def test_shell_lines_and_cell_magics_run_as_ipython_runs_them(tmp_path):
     assert "bash-ran" in done.stdout and "pip " in done.stdout
     back = nbformat.reads(notebook_text(program.text, program), as_version=4).cells
     assert [cell.source for cell in back] == SHELL_CELLS  # every line as the person wrote it
+    text = notebook_program(str(write_notebook(tmp_path / "doc.ipynb", ['doc = """\n!important\n%50\n"""']))).text
+    assert text == '# %% [cell 1]\ndoc = """\n!important\n%50\n"""\n'  # inside a string: text, not a shell line
     failing = notebook_program(str(write_notebook(tmp_path / "fails.ipynb", ["%%bash\necho start\nexit 3"])))
     ran = subprocess.run([sys.executable, "-c", failing.text], capture_output=True, text=True, check=False)
     assert "start" in ran.stdout and "returned non-zero exit status 3" in ran.stderr
