@@ -42,6 +42,13 @@ def results(pass_name, original, text):
     return [render(text, select_patches([e], ctx.guards)) for e in edits]
 
 
+def test_a_cell_marker_goes_once_its_cell_is_empty():
+    original = "# %% [cell 1]\nx = 1\n# %% [cell 2]\ny = 2\n# %% [cell 3]\nz = 3\n"
+    text = "# %% [cell 1]\n# %% [cell 2]\ny = 2\n# %% [cell 3]\n"
+    assert results(COMMENTS, original, text) == ["# %% [cell 2]\ny = 2\n# %% [cell 3]\n",
+                                                 "# %% [cell 1]\n# %% [cell 2]\ny = 2\n"]
+
+
 def test_tidy_group_order():
     tidy = [p.name for p in registered_passes() if p.group == 5]
     assert tidy == ["drop dead elif clauses", "remove unused imports", COMMENTS, "tidy blank lines",

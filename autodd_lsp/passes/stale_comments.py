@@ -36,7 +36,7 @@ comment lines, one after another, at one indentation) is stale when
 
 Never removed: trailing comments (they stay with their line), AutoDD
 annotations, the shebang and encoding lines, tool directives (`# type:`,
-`# noqa`, `# fmt:`, a `# %%` cell marker...), comments inside strings (tokenize tells them apart)
+`# noqa`, `# fmt:`, a `# %%` cell marker (unless its cell is empty now)...), comments inside strings (tokenize tells them apart)
 or in frozen regions, and a block still glued to the very statement it was
 glued to in the original. One edit per block, weight = characters removed: the
 oracle judges each like any other candidate.
@@ -416,4 +416,17 @@ class RemoveStaleComments(ReductionPass):
             if ctx.touches_frozen(span) or crosses_guard(patch, ctx.guards):
                 continue
             edits.append(Edit((patch,), self.name, weight=span[1] - span[0]))
+        for line in empty_cells(source):
+            span = (source.line_start(line), source.line_end(line))
+            if not ctx.touches_frozen(span):
+                edits.append(Edit((delete(*span),), self.name, weight=span[1] - span[0]))
         return edits
+
+
+def empty_cells(source: Source) -> list[int]:
+    """The `# %%` cell markers (a directive, kept above) whose cell is now empty: the next line
+    with text is another marker, or there is none."""
+    texts = [(number, line) for number, line in enumerate(source.lines, start=1) if line.strip()]
+    markers = [index for index, (_, line) in enumerate(texts) if line.startswith("# %%")]
+    return [texts[index][0] for index in markers
+            if index + 1 == len(texts) or texts[index + 1][1].startswith("# %%")]

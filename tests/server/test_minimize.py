@@ -388,7 +388,7 @@ async def test_a_failing_test_is_minimized_from_its_code_action(client: EditorCl
 
 NOTEBOOK_CELLS = [
     ("markdown", "# Prices"),
-    ("code", "%matplotlib inline\nRATES = {'a': 1.0}\nunused = [1, 2, 3]"),
+    ("code", "%matplotlib inline\n!pip list 2>/dev/null | grep -i numpy\nRATES = {'a': 1.0}\nunused = [1, 2, 3]"),
     ("code", "%%time\ndef rate(tier):\n    return RATES[tier]\nprint(sum(unused))\nrate('gold')"),
 ]
 
@@ -415,6 +415,7 @@ async def test_a_notebook_on_disk_is_minimized_to_a_script_beside_it(client: Edi
     assert result.outputUri == from_fs_path(str(output))
     assert "KeyError: 'gold'" in subprocess.run([sys.executable, str(output)], capture_output=True, text=True,
                                                 check=False).stderr
+    assert "system(" not in output.read_text()  # the shell line ran, and went: the failure does not need it
     assert (tmp_path / "prices.ipynb").read_text().startswith("{")
 
     missing = await h.minimize(client, {"uri": uri, "errMsg": "no such text"})
