@@ -46,6 +46,7 @@ from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.inlining.project import import_roots
 from autodd_lsp.syntax.metrics import size_of
 from autodd_lsp.syntax.parsing import parse
 
@@ -241,7 +242,9 @@ class Reduction:
         return Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            extra_sys_path=(os.path.dirname(self.path),),
+            # a test's project's folders too, as pytest has them (inlining/project.py): the same
+            # wherever the user started it
+            extra_sys_path=(os.path.dirname(self.path), *(import_roots(self.path) if self._pytest else ())),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
                        **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},

@@ -51,6 +51,7 @@ from autodd_lsp.engine.spec.pytest_target import PytestTest
 from autodd_lsp.execution import Backend, RunResult
 from autodd_lsp.execution.backend import IN_ITS_FOLDER
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.inlining.project import package_version, project_imports, project_root
 from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
 
@@ -102,8 +103,10 @@ class FinalCheck:
         alone = self.slots = JobSlots(self._at_once(), os.path.basename(self.checks.path))
         folders = [os.path.dirname(path) for path in alone.paths]
         launch = self.pytest.launch(standalone=True) if self.pytest else self.launcher.launch
-        # Each run in the empty folder of its file (cwd IN_ITS_FOLDER), none beside another's.
-        fresh = replace(self.launcher, cwd=IN_ITS_FOLDER, extra_sys_path=(), launch=launch).backend("subproc")
+        # Each run in the empty folder of its file (cwd IN_ITS_FOLDER), none beside another's; a test
+        # that still imports its project's package, with the project's folder on sys.path.
+        fresh = replace(self.launcher, cwd=IN_ITS_FOLDER, extra_sys_path=self._project_folders(),
+                        launch=launch).backend("subproc")
         try:  # a test is judged alone only; a script goes on beside its files if it must
             if self._check(fresh, alone, rules, backend_name, FolderWatch(folders),
                            "always" if self.pytest else "if-flaky"):
@@ -118,6 +121,21 @@ class FinalCheck:
             self.notice(f"the result does not fail alone in an empty folder, only beside "
                         f"{os.path.basename(self.checks.path)}: it needs files of that folder")
         return verified
+
+    def _project_folders(self) -> tuple[str, ...]:
+        """The folders of a test's project (`inlining/project.py`) whose packages the result still
+        imports (they could not be inlined), said in a notice with the version each declares: the
+        result needs them, and is checked alone with them on sys.path, as pytest has them."""
+        if not self.pytest:
+            return ()
+        path = self.checks.path
+        needs = project_imports(self.texts.best, path)
+        for name, folder in needs:
+            version = package_version(os.path.join(folder, name), project_root(path))
+            self.notice(f"the result needs {name}{f' {version}' if version else ''} from {folder} (not inlined): "
+                        f"it is checked alone with {folder} on sys.path, as pytest has it; run it so "
+                        f"(PYTHONPATH={folder}) or with {name} installed")
+        return tuple(dict.fromkeys(folder for _, folder in needs))
 
     def _check(self, fresh: Backend, slots: JobSlots, rules: Rules, backend_name: str,
                watch: FolderWatch | None, go_back: str) -> bool:
