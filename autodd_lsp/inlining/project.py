@@ -165,27 +165,26 @@ def _ini(path: str, section: str, key: str) -> str | None:
 
 
 def _toml(path: str) -> dict:
+    """The two keys read here of a pyproject.toml (`[project] version`, `[tool.pytest.ini_options]
+    pythonpath`), by their usual spelling: a string, or a list of strings on one or more lines
+    (no TOML parser before Python 3.11)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return {}
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError:  # 3.10: the two keys read here, by their usual spelling
-        return _toml_fallback(data.decode("utf-8", "replace"))
-    try:
-        return tomllib.loads(data.decode("utf-8", "replace"))
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def _toml_fallback(text: str) -> dict:
+    sections: dict[str, str] = {}
+    for match in re.finditer(
+        r"^\[([^\]\n]+)\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL
+    ):
+        sections[match.group(1).strip()] = match.group(2)
     found: dict = {}
     pythonpath = re.search(
-        r"^\s*pythonpath\s*=\s*(\[[^\]]*\]|\"[^\"]*\")", text, re.MULTILINE
+        r"^\s*pythonpath\s*=\s*(\[[^\]]*\]|\"[^\"]*\")",
+        sections.get("tool.pytest.ini_options", ""),
+        re.MULTILINE,
     )
-    if pythonpath and "[tool.pytest.ini_options]" in text:
+    if pythonpath:
         found["tool"] = {
             "pytest": {
                 "ini_options": {
@@ -193,8 +192,10 @@ def _toml_fallback(text: str) -> dict:
                 }
             }
         }
-    version = re.search(r"^\s*version\s*=\s*\"([^\"]*)\"", text, re.MULTILINE)
-    if version and "[project]" in text:
+    version = re.search(
+        r"^\s*version\s*=\s*\"([^\"]*)\"", sections.get("project", ""), re.MULTILINE
+    )
+    if version:
         found["project"] = {"version": version.group(1)}
     return found
 

@@ -130,7 +130,7 @@ class Session:
 
     def accept(self, text: str, shadow: str | None) -> None:
         self.checks.no_match.accepted()
-        self.texts.accept(text, shadow)
+        self.texts.accept(text, shadow, self.reporter.current_pass)
         self.tester.set_best(text)
         if self.lookahead is not None:
             self.lookahead.accepted()  # after the best changed: it compares

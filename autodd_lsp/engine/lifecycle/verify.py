@@ -52,8 +52,10 @@ from autodd_lsp.execution import Backend, RunResult
 from autodd_lsp.execution.backend import IN_ITS_FOLDER
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.inlining.project import package_version, project_imports, project_root
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
+from autodd_lsp.syntax.metrics import size_of
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,12 @@ class FinalCheck:
         self.comparison: dict[str, Any] | None = None  # the result's failing comparison (operand_rule.py)
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
+        self.went_back = False  # the last run went back to an older text, which fails fresh
+        self.shown = ""  # what the last measured run that did not fail the same way showed (one line)
 
     def run(self, slots: JobSlots, rules: Rules, backend_name: str) -> bool:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
+        self.went_back = False
         if self.cancelled():
             return False
         observation = self.checks.observation
@@ -117,7 +122,7 @@ class FinalCheck:
         if self.pytest or self.cancelled():
             return False
         verified = self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
-        if verified:
+        if verified and not self.went_back:  # (going back, the text that fails alone may come later)
             self.notice(f"the result does not fail alone in an empty folder, only beside "
                         f"{os.path.basename(self.checks.path)}: it needs files of that folder")
         return verified
@@ -162,14 +167,31 @@ class FinalCheck:
                 )
             elif backend_name == "subproc" and not deterministic:
                 return False  # judged the same way before: the failure is flaky
-            good, bad = 0, last
+            good, bad, shown = 0, last, {last: self.shown}
             while good + 1 < bad and not self.cancelled():
                 middle = (good + bad) // 2
                 failing = passes(self._measure(checker, middle, wanted, deterministic, quick=True))
                 good, bad = (middle, bad) if failing else (good, middle)
+                shown.setdefault(bad, self.shown)
+            self._disagree(good, bad, shown[bad])
             self.accept(history[good], None)
             self.rate = self._measure(checker, len(history) - 1, wanted, deterministic)
-            return passes(self.rate)
+            self.went_back = passes(self.rate)
+            if not self.went_back and good == 0:
+                self.notice("the reduction's original does not fail the same way in a fresh interpreter either")
+            return self.went_back
+
+    def _disagree(self, good: int, bad: int, shown: str) -> None:
+        """Say which acceptance the candidates' runs and a fresh interpreter disagree on: the text of
+        the history at `bad` (`seen`: what it showed fresh), the first after `good`, the newest
+        that fails fresh (the reduction goes on from it: `reduction.py`)."""
+        texts = self.texts
+        self.notice(
+            f"the candidates' runs and a fresh interpreter disagree on the text accepted by {texts.found_by[bad]} "
+            f"(step {bad} of {len(texts.history) - 1}, {size_of(texts.history[bad]).nodes} nodes): fresh it shows "
+            f"{shown}; going back to step {good} ({size_of(texts.history[good]).nodes} nodes), the newest text "
+            "before it that fails fresh"
+        )
 
     def _at_once(self) -> int:
         """How many of the final runs go at once: -j's, up to as many as are wanted."""
@@ -194,6 +216,8 @@ class FinalCheck:
             if judge.operands is not None and (not failed_once or index == len(texts.history) - 1):
                 self.comparison = chosen(result.comparisons, judge.operands.which)
             failed = judge.is_interesting(result, text, statements_of)
+            if not failed:
+                self.shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1)
             if failed or not failed_once or deterministic:
                 seen_last[:] = [seen]
             failed_once = failed_once or failed
