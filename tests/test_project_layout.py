@@ -237,7 +237,10 @@ class TestOps:
     output = tmp_path / "out" / "test_min.py"
     output.parent.mkdir()
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    # started from the test's own folder: the project's root is on sys.path all the same
+    # started from the test's own folder: the project's root is on sys.path all the same, in the
+    # trial run that offers the failures too
+    asked = autodd(f"test_ops.py::{NODE}", cwd=root / "tests", env=env)
+    assert f'--err-msg "{FAILURE}"' in asked.stderr, asked.stderr
     done = autodd(
         f"test_ops.py::{NODE}",
         "--err-msg",
