@@ -88,7 +88,7 @@ class FinalCheck:
         self.comparison: dict[str, Any] | None = None  # the result's failing comparison (operand_rule.py)
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
-        self.went_back = False  # the last run went back to an older text, which fails fresh
+        self.went_back = False  # the last run went back to an older text, which fails fresh, over a disagreement
         self.shown = ""  # what the last measured run that did not fail the same way showed (one line)
 
     def run(self, slots: JobSlots, rules: Rules, backend_name: str) -> bool:
@@ -167,19 +167,23 @@ class FinalCheck:
                 )
             elif backend_name == "subproc" and not deterministic:
                 return False  # judged the same way before: the failure is flaky
+            # no fresh run failed the same way: not a rarer failure (a seed dropped) but a text the
+            # candidates' runs and a fresh interpreter disagree on
+            disagree = deterministic and not self.rate.failures
             good, bad, shown = 0, last, {last: self.shown}
             while good + 1 < bad and not self.cancelled():
                 middle = (good + bad) // 2
                 failing = passes(self._measure(checker, middle, wanted, deterministic, quick=True))
                 good, bad = (middle, bad) if failing else (good, middle)
                 shown.setdefault(bad, self.shown)
-            self._disagree(good, bad, shown[bad])
+            if disagree:
+                self._disagree(good, bad, shown[bad])
             self.accept(history[good], None)
             self.rate = self._measure(checker, len(history) - 1, wanted, deterministic)
-            self.went_back = passes(self.rate)
-            if not self.went_back and good == 0:
+            self.went_back = disagree and passes(self.rate)
+            if not passes(self.rate) and good == 0:
                 self.notice("the reduction's original does not fail the same way in a fresh interpreter either")
-            return self.went_back
+            return passes(self.rate)
 
     def _disagree(self, good: int, bad: int, shown: str) -> None:
         """Say which acceptance the candidates' runs and a fresh interpreter disagree on: the text of
