@@ -78,7 +78,7 @@ class FinalCheck:
     `observation` (the failure line of its last run that showed it, or of its last run)."""
 
     def __init__(self, checks: OriginalChecks, texts: Texts, launcher: Launcher, pytest: PytestTest | None,
-                 accept: Callable[[str, str | None], None], cancelled: Callable[[], bool],
+                 accept: Callable[[str, str | None, str], None], cancelled: Callable[[], bool],
                  notice: Callable[[str], None], watch: FolderWatch | None, jobs: int = 1) -> None:
         self.checks, self.texts, self.launcher, self.pytest = checks, texts, launcher, pytest
         self.jobs = jobs  # runs at once (-j), each in a folder of its own when alone
@@ -178,7 +178,7 @@ class FinalCheck:
                 shown.setdefault(bad, self.shown)
             if disagree:
                 self._disagree(good, bad, shown[bad])
-            self.accept(history[good], None)
+            self.accept(history[good], None, f"the final check, going back to step {good}")
             self.rate = self._measure(checker, len(history) - 1, wanted, deterministic)
             self.went_back = disagree and passes(self.rate)
             if not passes(self.rate) and good == 0:
