@@ -46,6 +46,7 @@ from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.inlining.project import import_roots
 from autodd_lsp.syntax.metrics import size_of
 from autodd_lsp.syntax.parsing import parse
 
@@ -129,6 +130,8 @@ class Reduction:
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
             if session.tester.has_rules:
                 verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+                if final.went_back and not self.cancelled and self.options.backend_to_use != "subproc":
+                    verified = self._go_on_fresh(session, slots, jobs)
         except NotReproducible as error:
             self._reporter.emit(Failed(str(error), error.output_tail))
             raise
@@ -184,6 +187,27 @@ class Reduction:
             return
         session.recorder.restart(slots, self.cancelled)
         session.fixpoint.run(pool)
+
+    def _go_on_fresh(self, session: Session, slots: JobSlots, jobs: int) -> bool:
+        """After the final check went back to an older text (the candidates' runs and a fresh
+        interpreter disagreed, `verify.py`): the reduction goes on from it with every candidate
+        run in a fresh interpreter (`subproc`), where what a warm runner kept cannot decide, then
+        the final check again. Whether the result fails the same way."""
+        self._reporter.notice("the reduction goes on from it, every candidate run in a fresh interpreter")
+        warm = session.tester
+        launcher = replace(session.launcher, launch=warm.backend.launch)  # a test: as candidates ran
+        fresh = launcher.backend("subproc", jobs=jobs)
+        tester = CandidateTester(fresh, slots, jobs, rules=warm.rules, watch=warm.watch)
+        tester.counters = self._reporter.counters = warm.counters
+        tester.set_best(self._texts.best)
+        session.tester = session.checks.tester = tester
+        session.lookahead = session.fixpoint.lookahead = None  # closed with the warm run
+        try:
+            with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
+                session.fixpoint.run(pool)
+        finally:
+            fresh.close()
+        return session.final.run(slots, tester.rules, "subproc")
 
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""
@@ -241,7 +265,9 @@ class Reduction:
         return Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            extra_sys_path=(os.path.dirname(self.path),),
+            # a test's project's folders too, as pytest has them (inlining/project.py): the same
+            # wherever the user started it
+            extra_sys_path=(os.path.dirname(self.path), *(import_roots(self.path) if self._pytest else ())),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
                        **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
