@@ -62,6 +62,10 @@ class Check(Kind):
     def command(self, value: Any) -> str:
         return str(value)
 
+    def blind(self, value: Any, name: str) -> str:
+        return (f"your check `{value}` exits with 0 on an empty {name} too: it does not read the candidate "
+                f"(run {name} by its name or give {{}})")
+
     def describe(self, value: Any, timeout: float | None) -> str:
         return f"your check `{value}` exits with 0"
 
