@@ -18,7 +18,8 @@ check can reach by relative paths, in the job slots' private temporary folder:
     under the source's name;
   * every other entry of those folders is a copy when it is a regular file of
     at most `COPY_AT_MOST` bytes, while the slot's copies stay within
-    `COPIES_AT_MOST` files and `COPY_BYTES_AT_MOST` bytes (a copy, so that
+    `COPIES_AT_MOST` files and `COPY_BYTES_AT_MOST` bytes, Python files and the
+    source's folder's first (a copy, so that
     `python driver.py` puts the mirror on `sys.path`: Python resolves a
     symbolic link to the script it runs); anything else is a symbolic link to
     the original entry (subfolders, big files), AutoDD's own files and
@@ -43,7 +44,7 @@ import re
 import shutil
 
 COPY_AT_MOST = 1 << 20  # bytes of one file copied into a mirror; a bigger one is linked
-COPIES_AT_MOST = 2000  # files copied into one slot's mirror
+COPIES_AT_MOST = 500  # files copied into one slot's mirror (Python files first)
 COPY_BYTES_AT_MOST = 64 << 20  # bytes copied into one slot's mirror
 _LEFT_OUT = re.compile(
     r"^(\.autodd-|autodd-\d+-|__pycache__$)"
@@ -75,60 +76,57 @@ class FolderMirror:
 
     def build(self, into: str) -> str:
         """Make the mirror in the empty folder `into`; the candidate's path in it (created empty)."""
-        copies, copied = 0, 0
-        made: dict[str, frozenset[str]] = {}
+        entries: list[tuple[str, os.DirEntry[str]]] = []
         for rel in self.real:
-            original, mirrored = os.path.join(self.root, rel), os.path.join(into, rel)
-            os.makedirs(mirrored, exist_ok=True)
-            names = set()
+            os.makedirs(os.path.join(into, rel), exist_ok=True)
+            entries.extend((rel, entry) for entry in self._entries(rel))
+        # Python files first, the source's folder's first: a linked script puts the original's
+        # folder on sys.path, a linked data file only reads the original's bytes.
+        entries.sort(
+            key=lambda e: (not _is_python(e[1].name), e[0] != self.source_folder)
+        )
+        copies, copied = 0, 0
+        made: dict[str, set[str]] = {rel: set() for rel in self.real}
+        for rel, entry in entries:
+            target = os.path.join(into, rel, entry.name)
             try:
-                entries = list(os.scandir(original))
-            except OSError:
-                entries = []
-            for entry in sorted(entries, key=lambda e: e.name):
-                name, inner = (
-                    entry.name,
-                    os.path.join(rel, entry.name) if rel else entry.name,
-                )
+                size = _file_size(entry)
                 if (
-                    inner in self.real
-                    or _LEFT_OUT.match(name)
-                    or (rel == self.source_folder and name == self.file_name)
+                    0 <= size <= COPY_AT_MOST
+                    and copies < COPIES_AT_MOST
+                    and copied + size <= COPY_BYTES_AT_MOST
                 ):
-                    continue
-                target = os.path.join(mirrored, name)
-                try:
-                    size = (
-                        entry.stat(follow_symlinks=False).st_size
-                        if entry.is_file(follow_symlinks=False)
-                        else -1
-                    )
-                    if (
-                        0 <= size <= COPY_AT_MOST
-                        and copies < COPIES_AT_MOST
-                        and copied + size <= COPY_BYTES_AT_MOST
-                    ):
-                        shutil.copyfile(entry.path, target)
-                        shutil.copymode(entry.path, target)
-                        copies, copied = copies + 1, copied + size
-                    else:
-                        os.symlink(entry.path, target)
-                except OSError:
-                    continue  # unreadable: the check does not see it, as it could not read it
-                names.add(name)
-            made[rel] = frozenset(
-                names
-                | {
-                    os.path.basename(r)
-                    for r in self.real
-                    if r and os.path.dirname(r) == rel
-                }
-            )
+                    shutil.copyfile(entry.path, target)
+                    shutil.copymode(entry.path, target)
+                    copies, copied = copies + 1, copied + size
+                else:
+                    os.symlink(entry.path, target)
+            except OSError:
+                continue  # unreadable: the check does not see it, as it could not read it
+            made[rel].add(entry.name)
+        for rel in self.real:
+            if rel:
+                made[os.path.dirname(rel)].add(os.path.basename(rel))
         path = os.path.join(into, self.source_folder, self.file_name)
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        made[self.source_folder] = made[self.source_folder] | {self.file_name}
-        self._made[into] = made
+        made[self.source_folder].add(self.file_name)
+        self._made[into] = {rel: frozenset(names) for rel, names in made.items()}
         return path
+
+    def _entries(self, rel: str) -> list[os.DirEntry[str]]:
+        """The entries of the real folder `rel` the mirror holds: not the real folders below it
+        (made apart), AutoDD's own files, `__pycache__` nor the source itself."""
+        try:
+            entries = list(os.scandir(os.path.join(self.root, rel)))
+        except OSError:
+            return []
+        return [
+            entry
+            for entry in sorted(entries, key=lambda e: e.name)
+            if os.path.join(rel, entry.name) not in self.real
+            and not _LEFT_OUT.match(entry.name)
+            and not (rel == self.source_folder and entry.name == self.file_name)
+        ]
 
     def mirror_of(self, path: str) -> str:
         """The mirror a candidate's path stands in."""
@@ -149,6 +147,17 @@ class FolderMirror:
             for name in present:
                 if name not in names:
                     _remove(os.path.join(mirrored, name))
+
+
+def _is_python(name: str) -> bool:
+    return name.endswith((".py", ".pyw"))
+
+
+def _file_size(entry: os.DirEntry[str]) -> int:
+    """A regular file's size; -1 for anything else (a folder, a link, a socket): linked."""
+    if not entry.is_file(follow_symlinks=False):
+        return -1
+    return entry.stat(follow_symlinks=False).st_size
 
 
 def _relative(path: str, root: str) -> str:
