@@ -161,8 +161,9 @@ def project(tmp_path):
 
 def test_a_check_that_imports_the_module_by_name_sees_the_candidate(project, tmp_path, no_leftovers):
     source, before = project / "src" / "service.py", sorted((project / "src").iterdir())
-    result = tmp_path / "service.min.py"
-    done = autodd("src/service.py", "--check", "bash check.sh", "-j", "2", "-o", result, cwd=project)
+    result, report = tmp_path / "service.min.py", tmp_path / "bug.md"
+    done = autodd("src/service.py", "--check", "bash check.sh", "-j", "2", "-o", result, "--report", report,
+                  cwd=project)
     assert done.returncode == 0, done.stderr
     assert "re-run: still fails the same way" in done.stderr
     reduced = result.read_text()
@@ -174,6 +175,7 @@ def test_a_check_that_imports_the_module_by_name_sees_the_candidate(project, tmp
     (copy / "src" / "service.py").write_text(reduced)
     rerun = subprocess.run(["bash", "check.sh"], cwd=copy, capture_output=True, text=True, check=False)
     assert rerun.returncode == 0 and "price -" in rerun.stdout, rerun.stdout + rerun.stderr
+    assert "bash check.sh    # your check, with the reproducer in your file's place" in report.read_text()
 
 
 def test_a_check_that_passes_on_an_empty_file_is_refused(project, no_leftovers):

@@ -93,7 +93,11 @@ class Check(Kind):
         return f"your check {code(str(value))} exits with 0 on it."
 
     def report_command(self, value: Any, reproducer: str) -> str:
-        return str(value).replace("{}", reproducer) + "    # your check: exit status 0 = the bug is there"
+        command = str(value)
+        if "{}" in command:
+            return command.replace("{}", reproducer) + "    # your check: exit status 0 = the bug is there"
+        # it reads the file by its own name, as the reduction ran it (engine/candidate/mirror.py)
+        return command + "    # your check, with the reproducer in your file's place: exit status 0 = the bug is there"
 
     def regression_command(self, value: Any, command: list[str], reproducer: str, folder: str) -> list[str]:
         return ["-c", _RUN_CHECK.format(name=reproducer, command=str(value), folder=folder)]
