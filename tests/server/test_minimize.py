@@ -123,6 +123,22 @@ async def test_repeat_measures_the_failure_rate(client: EditorClient, tmp_path):
     assert bad.status == "failed" and "repeat must be 0 (automatic)" in bad.message
 
 
+async def test_a_check_command_that_imports_the_file_by_name(client: EditorClient, tmp_path):
+    # "Use my own check command...": the check runs where the candidate is prices.py (engine/candidate/mirror.py)
+    source = h.write(tmp_path, "prices.py", "import os\n\n\ndef unused():\n    return os.sep\n\n\n"
+                                         "def total(a, b):\n    return a - b\n")
+    h.write(tmp_path, "driver.py", "import prices\n\nraise SystemExit(0 if prices.total(2, 3) < 0 else 1)\n")
+    uri = h.open_document(client, source)
+
+    result = await h.minimize(client, {"uri": uri, "check": "python driver.py"})
+
+    assert result.status == "done", result.message
+    reduced = (tmp_path / "prices.min.py").read_text()
+    assert "def total" in reduced and "unused" not in reduced  # not empty: the check saw each candidate
+    blind = await h.minimize(client, {"uri": uri, "check": "exit 0"})
+    assert blind.status == "failed" and "it does not read the candidate" in blind.message
+
+
 async def test_cancel_with_the_progress_bar(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "slow.py", slow_program())
     uri = h.open_document(client, source)

@@ -31,6 +31,7 @@ from dataclasses import replace
 
 from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.mirror import FolderMirror
 from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.lifecycle.inlined import inline_reduced
@@ -72,6 +73,8 @@ class Reduction:
         # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
+        # Your check (`--check CMD`) runs where the candidate is the file (engine/candidate/mirror.py).
+        self._mirror = FolderMirror(self.path, options.cwd or os.getcwd()) if options.launch().shell else None
 
     @property
     def original_text(self) -> str:
@@ -97,7 +100,7 @@ class Reduction:
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
         jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
-        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        slots = self._slots(jobs + 1)
         launcher = self._launcher(slots.root)
         if slots.fallback_reason:
             self._reporter.notice(
@@ -239,7 +242,7 @@ class Reduction:
         problem = syntax_problem(text)
         if problem:
             return OfferVerdict(False, problem)
-        slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        slots = self._slots(2)
         try:
             # Started as candidates are now: a script, or the test under pytest (without conftest.py once inlined).
             # The run's scratch folders went with it (run_scratch.py): a program would make them anew.
@@ -258,23 +261,33 @@ class Reduction:
             return OfferVerdict(False, problem or "the run has not started")
         return self._session.judged(self._session.tester, text)
 
+    def _slots(self, count: int, kind: str = "job") -> JobSlots:
+        """`count` job slots: hidden files beside the source, or your check's mirrors of its folder (mirror.py)."""
+        if self._mirror is not None:
+            return JobSlots(count, os.path.basename(self.path), kind=kind, mirror=self._mirror)
+        return JobSlots(count, os.path.basename(self.path), beside=os.path.dirname(self.path), kind=kind)
+
     def _launcher(self, scratch: str) -> Launcher:
         """How every program of this run starts (execution/launcher.py), built once; `scratch`:
         where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
-        options = self.options
+        options, mirror = self.options, self._mirror
+        launch = options.launch()  # the test under pytest, or the script with its arguments and input
+        if mirror is not None:  # your check runs in its mirror of the working folder, as you would run it
+            launch = replace(launch, shell_cwd=mirror.working)
         return Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            # a test's project's folders too, as pytest has them (inlining/project.py): the same
-            # wherever the user started it
-            extra_sys_path=(os.path.dirname(self.path), *(import_roots(self.path) if self._pytest else ())),
+            # the original's folder, so that sibling imports work, and a test's project's folders, as
+            # pytest has them (inlining/project.py); not under a check (its mirror has them)
+            extra_sys_path=(os.path.dirname(self.path), *(import_roots(self.path) if self._pytest else ()))
+            if mirror is None else (),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
                        **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids, options.runs_per_gpu) if options.gpu_ids else None,
-            launch=options.launch(),  # the test under pytest, or the script with its arguments and input
+            launch=launch,
         )
 
     def _passing_side(self, launcher: Launcher, jobs: int, watch: FolderWatch) -> PassingSide | None:
@@ -284,7 +297,7 @@ class Reduction:
             return None
         env = parse_env(options.passes_with_env)
         python = options.passes_with or options.python
-        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
+        slots = self._slots(jobs + 1, kind="side")
         side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
         # the backend candidates run on (a shell command of --check runs as a subprocess on both sides), but
         # on this machine when they run on a Ray cluster: A's interpreter is a path here, and A runs only
