@@ -548,6 +548,10 @@ def test_the_failing_function_is_called_directly_with_its_last_values():
     assert offered("left / (self.people - paid)", {k: v for k, v in params.items() if v.literal != "3"}) == []
     (built,) = offered("self.people = people")
     assert built.endswith("print('start')\nSplit(3)\n")
+    unknown = {at("print('start')")[0]: True}  # run(9.0) unknown to the map: it counts
+    lookup = ValueLookup(RecordedValues({}, params, unknown), identity_shadow(text))
+    (known,) = route.edits(PassContext(Source(text), values=lookup, failing=tuple(range(*at("x @ x"))))) or []
+    assert render(text, select_patches([known], [])).endswith("print('start')\nNet()(torch.zeros((2, 3)))\n")
     assert offered("run(9.0)") == []  # the failure at the top level: no route to take away
     assert route.edits(PassContext(Source(text), values=ValueLookup(RecordedValues({}, params, statements),
                                                                     identity_shadow(text)))) == []  # no failing path

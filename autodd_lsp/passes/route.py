@@ -124,7 +124,10 @@ def _the_call(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None)
 
 def route_start(ctx: PassContext) -> ast.stmt | None:
     """The last statement at the module's level that ran (inside `if __name__ == "__main__":`
-    too): where the failure's route begins. None where unknown or where it holds the failure."""
+    too): where the failure's route begins. A statement the map does not know (its text begins
+    with what came from elsewhere: `Transformer.from_model_args(1)(...)`, once `model` was
+    inlined into `model(tokens)`) counts; one it says never ran does not. None where it holds
+    the failure."""
     values = ctx.values
     if values is None or not ctx.failing:
         return None
@@ -132,7 +135,7 @@ def route_start(ctx: PassContext) -> ast.stmt | None:
     last = None
     while True:
         ran_here = [s for s in body if not isinstance(s, (*_FUNCTIONS, ast.ClassDef, ast.Import, ast.ImportFrom))
-                    and values.ran(ctx.source.span(s)[0]) is True]
+                    and values.ran(ctx.source.span(s)[0]) is not False]
         if not ran_here:
             break
         last = ran_here[-1]
