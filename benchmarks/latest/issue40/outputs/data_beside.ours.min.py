@@ -1,11 +1,5 @@
 import csv
 
 
-def temperatures():
-    for row in rows:
-        reading = float(row["reading"])
-
-
-rows = csv.DictReader(open("measurements.csv"))
-for line in temperatures():
-    pass
+for row in csv.DictReader(open("measurements.csv")):
+    reading = float(row["reading"])

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 @dataclass
 class Job:
     name: str
-    needs: list = field(default_factory=list)
+    needs: list = field()
     cost: int = 1
 
 
@@ -20,7 +20,13 @@ def check(job):
         raise RuntimeError(f"scheduled {job.name} before its needs: {', '.join(missing)}")
 
 
-waiting, done = [Job("build"), Job("package", ["build", "docs"], 2)], set()
+waiting, done = [
+    Job("fetch", []),
+    Job("unpack", ["fetch"]),
+    Job("configure", ["unpack"]),
+    Job("build", ["configure"]),
+    Job("package", ["build", "docs"], 2),
+], set()
 while waiting:
     job = random.choice([job for job in waiting if ready(job)])
     check(job)

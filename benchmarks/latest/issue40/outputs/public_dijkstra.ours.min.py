@@ -75,29 +75,6 @@ class Graph:
                 q.insert((w, v))
 
 
-# OUTPUT
-# 0 -> 1(4) -> 7(8)
-# 1 -> 0(4) -> 2(8) -> 7(11)
-# 7 -> 0(8) -> 1(11) -> 6(1) -> 8(7)
-# 2 -> 1(8) -> 3(7) -> 8(2) -> 5(4)
-# 3 -> 2(7) -> 4(9) -> 5(14)
-# 8 -> 2(2) -> 6(6) -> 7(7)
-# 5 -> 2(4) -> 3(14) -> 4(10) -> 6(2)
-# 4 -> 3(9) -> 5(10)
-# 6 -> 5(2) -> 7(1) -> 8(6)
-# Distance from node: 0
-# Node 0 has distance: 0
-# Node 1 has distance: 4
-# Node 2 has distance: 12
-# Node 3 has distance: 19
-# Node 4 has distance: 21
-# Node 5 has distance: 11
-# Node 6 has distance: 9
-# Node 7 has distance: 8
-# Node 8 has distance: 14
-# ----Path to reach 4 from 0----
-# 0 -> 7 -> 6 -> 5 -> 4
-# Total cost of path:  21
 depot = Graph()
 for stop, km in [(1, 4), (2, 7), (3, 3), (4, 9), (5, 5), (1, 1)]:
     depot.add_edge(0, stop, km)
