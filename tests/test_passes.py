@@ -235,6 +235,13 @@ def test_methods_keep_self():
     assert results == ["class C:\n    def m(self):\n        return a\nC().m()\n"]
 
 
+def test_a_modules_forward_loses_a_parameter_with_the_argument_of_its_instances_call():
+    """`Net()(x, unused)`, as the route pass writes it: the call of `Net.forward`."""
+    text = "class Net:\n    def forward(self, x, unused):\n        return x\nNet()(1, 2)\n"
+    results = single_edit_results("remove parameters with their arguments", text)
+    assert "class Net:\n    def forward(self, x):\n        return x\nNet()(1)\n" in results
+
+
 def test_inline_function_called_once():
     text = "def run(cfg):\n    build(cfg)\n    return check(cfg)\n\nresult = run(make())\n"
     results = single_edit_results("inline functions called once", text)

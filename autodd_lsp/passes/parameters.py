@@ -32,7 +32,9 @@ from autodd_lsp.syntax.source import Source, Span
 
 
 def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
-    """Calls by the name they use: `f(...)` and `obj.f(...)` both count for `f`."""
+    """Calls by the name they use: `f(...)` and `obj.f(...)` both count for `f`; a module called
+    on the instance it builds (`Attention()(x, freqs_cis)`, as the route pass writes it) for
+    `forward`."""
     calls: dict[str, list[ast.Call]] = defaultdict(list)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -40,6 +42,8 @@ def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
                 calls[node.func.id].append(node)
             elif isinstance(node.func, ast.Attribute):
                 calls[node.func.attr].append(node)
+            elif isinstance(node.func, ast.Call) and isinstance(node.func.func, ast.Name):
+                calls["forward"].append(node)
     return calls
 
 
