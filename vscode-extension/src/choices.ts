@@ -27,7 +27,8 @@ export const USE_A_CHECK = 'Use my own check command…';
 
 /** What the check command's input box explains (the CLI's `--check` means the same). */
 export const CHECK_PROMPT =
-  "A shell command run on every candidate, in the file's folder: {} stands for the candidate's path; " +
+  'A shell command run on every candidate, from the workspace folder, with the candidate in place of ' +
+  "this file under its own name (python file.py, import file: as you run it); {} stands for the candidate's path; " +
   'exit status 0 means the bug is still there (anything else: it is gone)';
 
 /** The failure a check command names. */
