@@ -32,6 +32,7 @@ from dataclasses import replace
 from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
+from autodd_lsp.engine.lifecycle.data_files import DataReduction
 from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.lifecycle.inlined import inline_reduced
 from autodd_lsp.engine.lifecycle.options import ReduceOptions
@@ -68,6 +69,7 @@ class Reduction:
         # A pytest test of the file (engine/spec/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._session: Session | None = None  # the run's parts, once it has started
+        self._data: DataReduction | None = None  # the result's data files cut (data_files.py), once they are
         # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
@@ -129,6 +131,15 @@ class Reduction:
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
             if session.tester.has_rules:
                 verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+            if verified and final.needs_folder and self.options.reduce_data and not self.cancelled \
+                    and not self._pytest and not launcher.launch.shell:
+                data = self._data = DataReduction(
+                    self.path, self.best_text, launcher, session.tester.rules,
+                    self._texts.statements_of(lambda: self._texts.shadow), self.options.timeout, watch,
+                    lambda: self.cancelled, self._reporter.notice, session.elsewhere,
+                    "subproc" if self.options.backend_to_use == "ray" else self.options.backend_to_use,
+                    top_level_imports(self._texts.tree))
+                data.run()
         except NotReproducible as error:
             self._reporter.emit(Failed(str(error), error.output_tail))
             raise
@@ -155,6 +166,9 @@ class Reduction:
             signal=getattr(checks.oracle, "signal", None),
             original_comparison=checks.original_comparison,
             final_comparison=final.comparison,
+            data=self._data.files if self._data is not None else (),
+            data_candidates=self._data.candidates if self._data is not None else 0,
+            data_seconds=self._data.seconds if self._data is not None else 0.0,
         )
         self._reporter.emit(Finished(summary))
         return summary
@@ -191,7 +205,8 @@ class Reduction:
         session = self._session
         if session is not None:
             session.recorder.cancel()
-            for tester in (session.tester, session.final.tester):
+            data = self._data.tester if self._data is not None else None
+            for tester in (session.tester, session.final.tester, data):
                 if tester is not None:
                     tester.cancel_all()
 

@@ -85,6 +85,7 @@ class FinalCheck:
         self.comparison: dict[str, Any] | None = None  # the result's failing comparison (operand_rule.py)
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
+        self.needs_folder = False  # verified only beside the source: the result reads files there
 
     def run(self, slots: JobSlots, rules: Rules, backend_name: str) -> bool:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
@@ -114,6 +115,7 @@ class FinalCheck:
         if self.pytest or self.cancelled():
             return False
         verified = self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
+        self.needs_folder = verified
         if verified:
             self.notice(f"the result does not fail alone in an empty folder, only beside "
                         f"{os.path.basename(self.checks.path)}: it needs files of that folder")
