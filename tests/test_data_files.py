@@ -14,13 +14,27 @@ from autodd_lsp.datafiles import left_alone, steps_for
 from autodd_lsp.search.blocks import keep_fewer
 
 
+def found(name, data):
+    """The format and steps of a file that is cut."""
+    steps = steps_for(name, data)
+    assert steps is not None
+    return steps
+
+
+def units(name, data, step):
+    """The `step`th step's cut of `data`."""
+    made = found(name, data)[1][step](data)
+    assert made is not None
+    return made
+
+
 def cut(name, data, step, kept):
-    return steps_for(name, data)[1][step](data).render(kept)
+    return units(name, data, step).render(kept)
 
 
 def test_csv_rows_keep_the_header_and_columns_keep_their_fields():
     data = b"label,a,b\n1,10,20\n2,30,40\n3,50,60\n"
-    kind, steps = steps_for("train.csv", data)
+    kind, steps = found("train.csv", data)
     assert kind == "csv" and len(steps) == 2
     assert cut("train.csv", data, 0, [1]) == b"label,a,b\n2,30,40\n"
     assert cut("train.csv", data, 1, [0, 2]) == b"label,b\n1,20\n2,40\n3,60\n"
@@ -28,14 +42,14 @@ def test_csv_rows_keep_the_header_and_columns_keep_their_fields():
 
 def test_text_by_lines_then_characters():
     data = b"alpha\nbeta\ngamma\n"
-    assert steps_for("words.txt", data)[0] == "text"
+    assert found("words.txt", data)[0] == "text"
     assert cut("words.txt", data, 0, [1]) == b"beta\n"
     assert cut("words.txt", data, 1, [0, 1]) == b"al"
 
 
 def test_json_elements_at_any_depth():
     data = json.dumps({"a": [1, 2, 3], "b": {"c": 4}}).encode()
-    count = steps_for("x.json", data)[1][0](data).count
+    count = units("x.json", data, 0).count
     assert count == 6  # a, a[0], a[1], a[2], b, b.c
     assert json.loads(cut("x.json", data, 0, [0, 2])) == {"a": [2]}
 
@@ -59,7 +73,7 @@ def test_npz_drops_arrays_then_slices_them():
     buffer = io.BytesIO()
     np.savez(buffer, x=np.zeros((5, 2)), y=np.ones(3))
     data = buffer.getvalue()
-    kind, steps = steps_for("f.npz", data)
+    kind, steps = found("f.npz", data)
     assert kind == "npz" and len(steps) == 1 + 2 + 1
     with np.load(io.BytesIO(cut("f.npz", data, 0, [1]))) as only:
         assert only.files == ["y"]
