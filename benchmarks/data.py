@@ -98,7 +98,8 @@ def digitizer_builder(program: Path):
 def run_case(name: str, build, python: str) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"autodd-data-{name}-") as root:
         project, out, alone = Path(root, "project"), Path(root, "out"), Path(root, "alone")
-        project.mkdir(), out.mkdir()
+        project.mkdir()
+        out.mkdir()
         source, message = build(project)
         program_bytes = source.stat().st_size
         started = time.monotonic()

@@ -13,6 +13,22 @@ import pytest
 from autodd_lsp.datafiles import left_alone, steps_for
 from autodd_lsp.search.blocks import keep_fewer
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def autodd(*words, cwd):
+    """The CLI of this checkout, as a user runs it from `cwd`."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    return subprocess.run(
+        [sys.executable, "-m", "autodd_lsp", *map(str, words)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
 
 def found(name, data):
     """The format and steps of a file that is cut."""
@@ -144,23 +160,15 @@ def test_the_result_runs_alone_with_its_cut_data(tmp_path, no_leftovers):
     before = snapshot(project)
     out = tmp_path / "out"
     out.mkdir()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autodd_lsp",
-            str(project / "prog.py"),
-            "--err-msg",
-            "bad label for width",
-            "-o",
-            str(out / "prog.min.py"),
-            "--report",
-            str(out / "bug.md"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    done = autodd(
+        project / "prog.py",
+        "--err-msg",
+        "bad label for width",
+        "-o",
+        out / "prog.min.py",
+        "--report",
+        out / "bug.md",
+        cwd=project,
     )
     assert done.returncode == 0, done.stderr
     assert (
@@ -202,23 +210,61 @@ def test_no_data_leaves_the_data_whole(tmp_path, no_leftovers):
     )
     out = tmp_path / "out"
     out.mkdir()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autodd_lsp",
-            str(project / "p.py"),
-            "--err-msg",
-            "zebra found",
-            "-o",
-            str(out / "p.min.py"),
-            "--no-data",
-        ],
+    done = autodd(
+        project / "p.py",
+        "--err-msg",
+        "zebra found",
+        "-o",
+        out / "p.min.py",
+        "--no-data",
         cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert not os.path.exists(out / "p.min.data") and "beside it:" not in done.stderr
+
+
+FILTERED = """\
+import csv
+
+rows = list(csv.DictReader(open("readings.csv")))
+rows = [row for row in rows if row["kind"] != "skip"]
+for row in rows:
+    value = float(row["value"])
+    print(row["site"], value * 2)
+"""
+
+
+@pytest.mark.slow
+def test_the_result_goes_further_with_its_cut_data(tmp_path, no_leftovers):
+    """The filter that keeps the 'oops' rows away is needed with the whole data, not with the cut one."""
+    project = tmp_path / "project"
+    project.mkdir()
+    rows = [
+        f"s{i},temp,{i / 7:.3}" if i % 3 == 0 else f"s{i},skip,oops" for i in range(600)
+    ]
+    lines = ["site,kind,value", *rows, "s9,temp,n/a"]
+    (project / "readings.csv").write_text("\n".join(lines) + "\n")
+    (project / "q.py").write_text(FILTERED)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = autodd(
+        project / "q.py",
+        "--err-msg",
+        "could not convert string to float: 'n/a'",
+        "-o",
+        out / "q.min.py",
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    result = (out / "q.min.py").read_text()
+    assert "skip" not in result and "float(" in result
+    assert (out / "q.min.data" / "q.min.py").read_text() == result
+    run = subprocess.run(
+        [sys.executable, "q.min.py"],
+        cwd=out / "q.min.data",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "could not convert string to float: 'n/a'" in run.stderr
