@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus.cases import CORPUS_DIR
 
-THREE_FORMATS = '''\
+THREE_FORMATS = """\
 import csv
 import os
 
@@ -54,7 +54,7 @@ total = sum(labels)
 if "zebra" in words and max(labels) == 9:
     raise ValueError(f"bad label for width {weights.shape[1]}")
 print(total)
-'''
+"""
 
 
 def build_data_beside(folder: Path) -> tuple[Path, str]:
@@ -69,9 +69,13 @@ def build_three_formats(folder: Path) -> tuple[Path, str]:
     with open(folder / "data" / "train.csv", "w") as f:
         f.write("label," + ",".join(f"px{i}" for i in range(50)) + "\n")
         for label in rng.integers(0, 10, 3000):
-            f.write(f"{label}," + ",".join(str(v) for v in rng.integers(0, 255, 50)) + "\n")
+            f.write(
+                f"{label}," + ",".join(str(v) for v in rng.integers(0, 255, 50)) + "\n"
+            )
     words = ["apple", "banana", "cherry", "zebra", "kiwi"]
-    (folder / "vocab.txt").write_text("".join(" ".join(rng.choice(words, 8)) + "\n" for _ in range(2000)))
+    (folder / "vocab.txt").write_text(
+        "".join(" ".join(rng.choice(words, 8)) + "\n" for _ in range(2000))
+    )
     np.save(folder / "feats.npy", rng.random((500, 20)))
     (folder / "prog.py").write_text(THREE_FORMATS)
     return folder / "prog.py", "bad label for width"
@@ -80,9 +84,18 @@ def build_three_formats(folder: Path) -> tuple[Path, str]:
 def mnist_like(path: Path, rows: int, label: bool, rng: np.random.Generator) -> None:
     pixels = rng.integers(0, 256, (rows, 784)) * (rng.random((rows, 784)) > 0.8)
     with open(path, "w") as f:
-        f.write(",".join((["label"] if label else []) + [f"pixel{i}" for i in range(784)]) + "\n")
+        f.write(
+            ",".join((["label"] if label else []) + [f"pixel{i}" for i in range(784)])
+            + "\n"
+        )
         for row in range(rows):
-            f.write(",".join(([str(rng.integers(0, 10))] if label else []) + [str(v) for v in pixels[row]]) + "\n")
+            f.write(
+                ",".join(
+                    ([str(rng.integers(0, 10))] if label else [])
+                    + [str(v) for v in pixels[row]]
+                )
+                + "\n"
+            )
 
 
 def digitizer_builder(program: Path):
@@ -92,37 +105,77 @@ def digitizer_builder(program: Path):
         mnist_like(folder / "train.csv", 2000, True, rng)
         mnist_like(folder / "test.csv", 1000, False, rng)
         return folder / "main.py", "All arrays must be of the same length"
+
     return build
 
 
 def run_case(name: str, build, python: str) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"autodd-data-{name}-") as root:
-        project, out, alone = Path(root, "project"), Path(root, "out"), Path(root, "alone")
+        project, out, alone = (
+            Path(root, "project"),
+            Path(root, "out"),
+            Path(root, "alone"),
+        )
         project.mkdir()
         out.mkdir()
         source, message = build(project)
         program_bytes = source.stat().st_size
         started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-m", "autodd_lsp", str(source), "--err-msg", message, "-o", str(out / f"{name}.min.py"),
-             "-j", "1", "--python", python, "--quiet"],
-            capture_output=True, text=True, check=False, cwd=project)
+            [
+                sys.executable,
+                "-m",
+                "autodd_lsp",
+                str(source),
+                "--err-msg",
+                message,
+                "-o",
+                str(out / f"{name}.min.py"),
+                "-j",
+                "1",
+                "--python",
+                python,
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=project,
+        )
         seconds = time.monotonic() - started
-        row = {"case": name, "rc": done.returncode, "seconds": seconds, "program": program_bytes}
-        summary = re.search(r"Done: (\d+) -> (\d+) non-blank lines?, (\d+) -> (\d+) AST nodes.*?(\d+) candidates? run",
-                            done.stderr)
+        row = {
+            "case": name,
+            "rc": done.returncode,
+            "seconds": seconds,
+            "program": program_bytes,
+        }
+        summary = re.search(
+            r"Done: (\d+) -> (\d+) non-blank lines?, (\d+) -> (\d+) AST nodes.*?(\d+) candidates? run",
+            done.stderr,
+        )
         if summary:
             row["lines"] = f"{summary[1]} -> {summary[2]}"
             row["nodes"] = f"{summary[3]} -> {summary[4]}"
             row["candidates"] = int(summary[5])
-        data = re.search(r"beside it: ([\d,]+) -> ([\d,]+) bytes \((\d+) candidates, ([\d.]+) s\)", done.stderr)
-        row["files"] = re.findall(r"autodd:   (\S+): ([\d,]+) -> ([\d,]+) bytes \(([^)]*)\)", done.stderr)
+        data = re.search(
+            r"beside it: ([\d,]+) -> ([\d,]+) bytes \((\d+) candidates, ([\d.]+) s\)",
+            done.stderr,
+        )
+        row["files"] = re.findall(
+            r"autodd:   (\S+): ([\d,]+) -> ([\d,]+) bytes \(([^)]*)\)", done.stderr
+        )
         row["notes"] = re.findall(r"autodd: note: (.*)", done.stderr)
         if data:
             row["data"] = (data[1], data[2], int(data[3]), float(data[4]))
             shutil.copytree(out / f"{name}.min.data", alone)
-            check = subprocess.run([python, f"{name}.min.py"], cwd=alone, capture_output=True, text=True,
-                                   check=False, timeout=300)
+            check = subprocess.run(
+                [python, f"{name}.min.py"],
+                cwd=alone,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=300,
+            )
             row["alone"] = message in check.stdout + check.stderr
         return row
 
@@ -130,24 +183,40 @@ def run_case(name: str, build, python: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--digitizer", help="Skrynia/Digitizer's main.py (ba00331)")
-    parser.add_argument("--python", default=sys.executable, help="the interpreter the programs run with")
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter the programs run with"
+    )
     args = parser.parse_args()
     cases = [("data_beside", build_data_beside), ("three_formats", build_three_formats)]
     if args.digitizer:
         cases.append(("digitizer", digitizer_builder(Path(args.digitizer).resolve())))
-    print("| case | program (bytes; lines; nodes) | file | bytes before | bytes after | how | "
-          "data candidates | data s | whole run s | fails alone with its data |")
+    print(
+        "| case | program (bytes; lines; nodes) | file | bytes before | bytes after | how | "
+        "data candidates | data s | whole run s | fails alone with its data |"
+    )
     print("|---|---|---|---:|---:|---|---:|---:|---:|---|")
     for name, build in cases:
         row = run_case(name, build, args.python)
-        program = f"{row['program']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')}"
+        program = (
+            f"{row['program']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')}"
+        )
         data = row.get("data")
         cells = [str(data[2]), f"{data[3]:.1f}"] if data else ["", ""]
         alone = ("yes" if row.get("alone") else "NO") if data else ""
-        for index, (file, before, after, how) in enumerate(row["files"] or [("-", "", "", "")]):
+        for index, (file, before, after, how) in enumerate(
+            row["files"] or [("-", "", "", "")]
+        ):
             head = [name, program] if index == 0 else ["", ""]
-            tail = [*cells, f"{row['seconds']:.1f}", alone] if index == 0 else ["", "", "", ""]
-            print("| " + " | ".join([*head, f"`{file}`", before, after, how, *tail]) + " |")
+            tail = (
+                [*cells, f"{row['seconds']:.1f}", alone]
+                if index == 0
+                else ["", "", "", ""]
+            )
+            print(
+                "| "
+                + " | ".join([*head, f"`{file}`", before, after, how, *tail])
+                + " |"
+            )
         for note in row["notes"]:
             print(f"<!-- {name}: {note} -->", file=sys.stderr)
         if row["rc"]:
