@@ -102,3 +102,84 @@ def test_bad_checks_are_one_line(plugin, tmp_path):
     assert_one_line_error(autodd(plugin, "--check", "python driver.py {}", "--backend", "ray", cwd=tmp_path), 2,
                           "--check runs your command on this machine")
     assert_one_line_error(autodd(plugin, "--check", " ", cwd=tmp_path), 2, "--check needs a shell command")
+
+
+SERVICE = '''\
+"""Prices, with a bug: a discount larger than the total gives a negative price."""
+import math
+
+TAX = {"fr": 0.2, "de": 0.19}
+
+
+def parse(line):
+    name, qty, price = line.split(",")
+    return {"name": name.strip(), "qty": int(qty), "price": float(price)}
+
+
+def subtotal(items):
+    return sum(item["qty"] * item["price"] for item in items)
+
+
+def discount(total, code):
+    if code == "HALF":
+        return total / 2
+    if code == "TEN":
+        return total - 10
+    return total
+
+
+def report(items):
+    return "\\n".join(f"{item['name']}: {item['qty']}" for item in items)
+
+
+def price(lines, code, country):
+    items = [parse(line) for line in lines]
+    total = discount(subtotal(items), code)
+    return math.floor(total * (1 + TAX.get(country, 0.0)) * 100) / 100
+'''
+
+# The user's interestingness test, as written for the original by name: it knows no `{}`.
+BY_NAME_DRIVER = '''\
+import service
+
+got = service.price(["a, 3, 2.5"], "TEN", "fr")
+print("price", got)
+raise SystemExit(0 if got < 0 else 1)
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    """project/src/service.py, its driver beside it, and project/check.sh that runs the driver."""
+    src = tmp_path / "project" / "src"
+    src.mkdir(parents=True)
+    (src / "service.py").write_text(SERVICE)
+    (src / "driver.py").write_text(BY_NAME_DRIVER)
+    (src.parent / "check.sh").write_text("cd src && python driver.py\n")
+    return src.parent
+
+
+def test_a_check_that_imports_the_module_by_name_sees_the_candidate(project, tmp_path, no_leftovers):
+    source, before = project / "src" / "service.py", sorted((project / "src").iterdir())
+    result, report = tmp_path / "service.min.py", tmp_path / "bug.md"
+    done = autodd("src/service.py", "--check", "bash check.sh", "-j", "2", "-o", result, "--report", report,
+                  cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "re-run: still fails the same way" in done.stderr
+    reduced = result.read_text()
+    assert "def price" in reduced and "report" not in reduced  # not empty, and smaller (before: 1 AST node)
+    assert source.read_text() == SERVICE and sorted((project / "src").iterdir()) == before
+    # The result satisfies the user's script, run as the user runs it: in the place of service.py.
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-r", str(project), str(copy)], check=True)
+    (copy / "src" / "service.py").write_text(reduced)
+    rerun = subprocess.run(["bash", "check.sh"], cwd=copy, capture_output=True, text=True, check=False)
+    assert rerun.returncode == 0 and "price -" in rerun.stdout, rerun.stdout + rerun.stderr
+    assert "bash check.sh    # your check, with the reproducer in your file's place" in report.read_text()
+
+
+def test_a_check_that_passes_on_an_empty_file_is_refused(project, no_leftovers):
+    # It runs a program that is not the candidate: every candidate, even an empty file, "passes".
+    done = autodd("src/service.py", "--check", "python -c 'import sys; sys.exit(0)'", cwd=project)
+    assert_one_line_error(done, 2, "exits with 0 on an empty service.py too: it does not read the candidate")
+    assert (project / "src" / "service.py").read_text() == SERVICE and not (project / "src" / "service.min.py").exists()

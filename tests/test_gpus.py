@@ -162,3 +162,38 @@ def test_a_preload_that_initializes_cuda_is_left_out(tmp_path):
     assert result.stdout == b"ran True\n"
     done = subprocess.run([sys.executable, str(path)], capture_output=True, cwd=folder, check=False)
     assert done.stdout == result.stdout
+
+
+def test_runs_per_gpu_shares_each_gpu_among_that_many_runs():
+    """`--runs-per-gpu 2` with two GPUs: four runs at once, spread over the GPUs first; a fifth
+    waits for a slot. -j defaults to GPUs x N and may not exceed it."""
+    from contextlib import ExitStack
+
+    from autodd_lsp.execution.gpus import GpuPool
+
+    pool = GpuPool(["0", "1"], per_gpu=2)
+    with ExitStack() as held:
+        leased = [held.enter_context(pool.lease()) for _ in range(4)]
+        assert leased == ["0", "1", "0", "1"]
+        with pool.lease(should_stop=lambda: True) as fifth:
+            assert fifth is None  # every slot is taken
+    with pool.lease() as again:
+        assert again in ("0", "1")  # slots come back after their runs
+    assert ReduceOptions(err_msg="x", gpus="0,1", runs_per_gpu=3).jobs == 6
+    ReduceOptions(err_msg="x", gpus="0,1", runs_per_gpu=3, jobs=6).validate()
+    with pytest.raises(UsageError, match="needs 7 GPUs, --gpus gives 2 x 3 runs each"):
+        ReduceOptions(err_msg="x", gpus="0,1", runs_per_gpu=3, jobs=7).validate()
+    with pytest.raises(UsageError, match="give --gpus too"):
+        ReduceOptions(err_msg="x", runs_per_gpu=2).validate()
+    with pytest.raises(UsageError, match="give 1 or more"):
+        ReduceOptions(err_msg="x", gpus="0", runs_per_gpu=0).validate()
+
+
+@pytest.mark.slow
+def test_cli_lets_runs_share_a_gpu(gpu_log, tmp_path):
+    source = tmp_path / "pinned.py"
+    source.write_text(PINNED)
+    done = autodd(source, "--err-msg", "pinned failure", "--gpus", "5", "--runs-per-gpu", "2", "-o",
+                  tmp_path / "min.py", "-q", env={**os.environ, "GPU_LOG": str(gpu_log)})
+    assert done.returncode == 0, done.stderr
+    assert {gpu for gpu, _ in runs_seen(gpu_log)} == {"5"} and "a = 1" not in (tmp_path / "min.py").read_text()

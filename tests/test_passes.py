@@ -514,3 +514,41 @@ def test_binds_fills_parameters_as_python_does():
     plain = ast.parse("def g(a, *args): pass").body[0]
     assert isinstance(plain, ast.FunctionDef)
     assert binds(plain, False, 5, set()) and not binds(plain, False, 0, set()) and not binds(plain, False, 1, {"x"})
+
+
+def test_the_failing_function_is_called_directly_with_its_last_values():
+    """The method that holds the failing statement, on an instance built with its `__init__`'s
+    values, in place of the module's last statement that ran; a module's `forward` through the
+    instance. Nothing without the values, nor where the failing statement is at the top level."""
+    text = (
+        "class Split:\n    def __init__(self, people):\n        self.people = people\n\n"
+        "    def share(self, left, paid):\n        return left / (self.people - paid)\n\n\n"
+        "class Net:\n    def forward(self, x):\n        return x @ x\n\n\n"
+        "def run(total):\n    return Split(3).share(total, 3)\n\n\nprint('start')\nrun(9.0)\n"
+    )
+
+    def at(part, inside=None):
+        start = text.index(part, text.index(inside) if inside else 0)
+        return (start, start + len(part))
+
+    params = {at("people", "__init__"): Recorded("value", "3"), at("left"): Recorded("value", "0.0", unique=False),
+              at("paid", "share"): Recorded("value", "3", unique=False), at("x", "forward"): Recorded("value", "torch.zeros((2, 3))")}
+    statements = {at("print('start')")[0]: True, at("run(9.0)")[0]: True}
+    (route,) = [p for p in registered_passes() if p.name == "call the failing function directly"]
+
+    def offered(failing, recorded=params):
+        lookup = ValueLookup(RecordedValues({}, recorded, statements), identity_shadow(text))
+        ctx = PassContext(Source(text), values=lookup, failing=tuple(range(*at(failing))))
+        return [render(text, select_patches([e], ctx.guards)) for e in route.edits(ctx) or []]
+
+    (called,) = offered("left / (self.people - paid)")
+    assert called.endswith("print('start')\nSplit(3).share(0.0, 3)\n") and "run(9.0)" not in called
+    (forward,) = offered("x @ x")
+    assert forward.endswith("print('start')\nNet()(torch.zeros((2, 3)))\n")
+    assert offered("left / (self.people - paid)", {k: v for k, v in params.items() if v.literal != "3"}) == []
+    (built,) = offered("self.people = people")
+    assert built.endswith("print('start')\nSplit(3)\n")
+    assert offered("run(9.0)") == []  # the failure at the top level: no route to take away
+    assert route.edits(PassContext(Source(text), values=ValueLookup(RecordedValues({}, params, statements),
+                                                                    identity_shadow(text)))) == []  # no failing path
+    assert offered("Split(3).share(total, 3)") == []  # run(total): its parameter has no record

@@ -54,6 +54,8 @@ def test_comments_glued_to_a_statement_go_with_it_but_annotations_stay():
     source = Source(text)
     assert text[slice(*source.stmt_lines_span(source.tree.body[1]))] == "# about y\ny = 2\n"
     assert text[slice(*source.stmt_lines_span(source.tree.body[2]))] == "z = 3\n"
+    cells = Source("# %% [cell 1]\nx = 1\n# %% [cell 2]\n# about y\ny = 2\n")  # a cell marker heads its cell
+    assert cells.text[slice(*cells.stmt_lines_span(cells.tree.body[1]))] == "# about y\ny = 2\n"
 
 
 def test_reindent_leaves_multiline_strings_alone():

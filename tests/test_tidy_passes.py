@@ -42,6 +42,13 @@ def results(pass_name, original, text):
     return [render(text, select_patches([e], ctx.guards)) for e in edits]
 
 
+def test_a_cell_marker_goes_once_its_cell_is_empty():
+    original = "# %% [cell 1]\nx = 1\n# %% [cell 2]\ny = 2\n# %% [cell 3]\nz = 3\n"
+    text = "# %% [cell 1]\n# %% [cell 2]\ny = 2\n# %% [cell 3]\n"
+    assert results(COMMENTS, original, text) == ["# %% [cell 2]\ny = 2\n# %% [cell 3]\n",
+                                                 "# %% [cell 1]\n# %% [cell 2]\ny = 2\n"]
+
+
 def test_tidy_group_order():
     tidy = [p.name for p in registered_passes() if p.group == 5]
     assert tidy == ["drop dead elif clauses", "remove unused imports", COMMENTS, "tidy blank lines",
@@ -412,7 +419,9 @@ def test_frozen_and_annotation_comments_stay():
 
 
 def test_unchanged_comments_stay():
-    assert results(COMMENTS, STALE_ORIGINAL, STALE_ORIGINAL) == []
+    """But a run's output dump (`# OUTPUT:`), which goes wherever it sits."""
+    dump = "    # OUTPUT:\n    # 1 2 3\n    # 4 5 6\n"
+    assert results(COMMENTS, STALE_ORIGINAL, STALE_ORIGINAL) == [without(STALE_ORIGINAL, dump)]
     assert results(COMMENTS, "", STALE_REDUCED) == []  # no original to compare with
 
 
@@ -507,3 +516,18 @@ def test_banner_rows_and_a_block_after_the_last_statement_go():
         "import math\n\n# area of a circle\nr = 2.0\nprint(math.pi * r * r)\n\n"
     header = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# noqa\nx = 1\n"
     assert results(COMMENTS, header, header) == []  # directives are never banners nor dumps
+
+
+def test_a_block_headed_as_a_runs_output_goes_wherever_it_sits():
+    """An `# OUTPUT` dump between the algorithm and the driver a case appends (TheAlgorithms'
+    dijkstra): a run's output, stale in a reproducer that prints its own. A comment that only
+    mentions output stays."""
+    original = (
+        "def area(r):\n    return 3.14 * r * r\n\n\n# OUTPUT\n# 12.56\n# 28.26\n\n"
+        "# output the area of a unit circle\nprint(area(1))\n"
+    )
+    assert all_at_once(COMMENTS, original, original) == \
+        "def area(r):\n    return 3.14 * r * r\n\n\n\n# output the area of a unit circle\nprint(area(1))\n"
+    for heading in ("# Sample output:", "# Expected Output", "# results"):
+        text = original.replace("# OUTPUT", heading)
+        assert "# 12.56" not in all_at_once(COMMENTS, text, text), heading

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     if failure is None:
         return _suggest_messages(args)
     reporter = TerminalReporter(quiet=args.quiet, verbose=args.verbose)
-    writer = _ResultWriter(args.output, notebook_text if is_notebook(args.output) else None)
+    writer = _ResultWriter(args.output, _notebook_render(args) if is_notebook(args.output) else None)
     try:
         text, options = _prepare(args, failure)
         reduction = Reduction(text, args.source, options, _fan_out(_explained(reporter, explain), writer))
@@ -271,6 +271,11 @@ def _notebook(path: str) -> NotebookProgram | None:
         raise UsageError(f"{path}: no such file") from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _notebook_render(args: argparse.Namespace):
+    """The result as a notebook's JSON; a notebook SOURCE's IPython lines written back as the person wrote them."""
+    return lambda text: notebook_text(text, args.notebook)
 
 
 def _explain_output(args: argparse.Namespace, output: str) -> str:

@@ -61,6 +61,15 @@ class Launch:
     # The user's own check (`--check CMD`): run CMD through the shell instead of the program,
     # CHECK_FILE in it standing for the candidate's path (quoted), which CANDIDATE_ENV also holds.
     shell: str = ""
+    # Where CMD runs, relative to the candidate's folder (its mirror of the working folder:
+    # engine/candidate/mirror.py); "": the backend's cwd.
+    shell_cwd: str = ""
+
+    def folder(self, path: str) -> str:
+        """The folder the run of the candidate at `path` starts in; "" when it is the backend's cwd."""
+        if not (self.shell and self.shell_cwd):
+            return ""
+        return os.path.normpath(os.path.join(os.path.dirname(path), self.shell_cwd))
 
     def command(self, python: str, path: str) -> list[str]:
         """The whole command line that starts the candidate at `path`."""
@@ -76,7 +85,8 @@ class Launch:
             return dict(base)
         folder = os.path.dirname(python)
         path_var = os.pathsep.join(part for part in (folder, base.get("PATH", os.defpath)) if part)
-        return {**base, CANDIDATE_ENV: path, "PATH": path_var}
+        where = {"PWD": self.folder(path)} if self.shell_cwd else {}  # as a shell that `cd`ed there says
+        return {**base, CANDIDATE_ENV: path, "PATH": path_var, **where}
 
     def module_args(self, path: str) -> list[str]:
         """The arguments after `-m module` (FILE substituted), or after the script's path (as given)."""

@@ -1,4 +1,5 @@
-"""GPU pinning: each run of the program sees exactly one GPU, never one in use by another run.
+"""GPU pinning: each run of the program sees exactly one GPU, never one in use by another run
+(unless `--runs-per-gpu N` lets N runs share each).
 
 `--gpus 0,1,2,3` (or `auto`: the GPUs that `CUDA_VISIBLE_DEVICES`, else the
 driver, shows) gives the ids; `GpuPool` hands them out, one per running
@@ -68,13 +69,16 @@ def parse_gpus(spec: str, environ: Mapping[str, str] | None = None) -> list[str]
 
 
 class GpuPool:
-    """GPU ids for running programs, one each; `lease` waits for a free one."""
+    """GPU ids for running programs, one each, or `per_gpu` runs sharing each id (`--runs-per-gpu`:
+    candidates that spend most of their run compiling on the CPU); `lease` waits for a free slot.
+    Slots are handed out GPU by GPU in turn, so N running programs spread over the GPUs first."""
 
-    def __init__(self, ids: Sequence[str]) -> None:
+    def __init__(self, ids: Sequence[str], per_gpu: int = 1) -> None:
         self.ids = list(ids)
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
-        for gpu in self.ids:
-            self._free.put(gpu)
+        for _ in range(max(1, per_gpu)):
+            for gpu in self.ids:
+                self._free.put(gpu)
 
     @contextlib.contextmanager
     def lease(self, should_stop: Callable[[], bool] = lambda: False) -> Iterator[str | None]:

@@ -79,7 +79,7 @@ class SubprocessBackend(Backend):
         try:
             return subprocess.Popen(
                 command,
-                cwd=self.cwd if self.cwd != IN_ITS_FOLDER else os.path.dirname(path),
+                cwd=self.launch.folder(path) or (self.cwd if self.cwd != IN_ITS_FOLDER else os.path.dirname(path)),
                 env=env,
                 stdin=stdin,
                 stdout=stdout_fd,

@@ -1,7 +1,8 @@
 """Inline the program's own modules, so that the reproducer is one standalone file.
 
 A failure often passes through the user's modules beside the script (files under
-its folder, not installed packages). The reproducer must still be one file that
+its folder, not installed packages; for a test, also its project's package beside
+its folder, in the folders `project.import_roots` names). The reproducer must still be one file that
 runs with a fresh `python` from any folder, so each such module imported at the
 top level of the program is written into it, where the import stood:
 
@@ -71,11 +72,12 @@ class _Module:
     path: str  # absolute file path
     name: str  # the name it is imported by (dotted)
     package: str  # folder its relative imports start from
+    root: str  # the folder of `roots` its name is relative to
 
 
 @dataclass
 class _State:
-    root: str
+    roots: tuple[str, ...]  # where absolute imports resolve: the program's folder, then a test's project's
     taken: set[str]
     order: list[str] = field(default_factory=list)
     kept: list[tuple[str, str]] = field(default_factory=list)
@@ -87,15 +89,16 @@ class _State:
     imports: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def inline_local_modules(text: str, path: str) -> Inlined:
-    """`text` (the program at `path`) with its own top-level-imported modules inlined."""
+def inline_local_modules(text: str, path: str, roots: tuple[str, ...] = ()) -> Inlined:
+    """`text` (the program at `path`) with its own top-level-imported modules inlined: those in its
+    folder and below it, and in `roots` (a test's project's folders, `project.import_roots`)."""
     root = os.path.dirname(os.path.abspath(path))
     try:
         tree = parse(text)
     except SyntaxError:
         return Inlined(text)
-    me = _Module(os.path.abspath(path), "__main__", root)
-    state = _State(root=root, taken=set(dir(builtins)))
+    me = _Module(os.path.abspath(path), "__main__", root, root)
+    state = _State(roots=(root, *roots), taken=set(dir(builtins)))
     original = text  # given back when nothing is inlined
     text = name_the_rebound_modules(text, tree, lambda name: _resolve(state, me, name, 0) is not None)
     tree = parse(text) if text is not original else tree
@@ -114,24 +117,26 @@ def inline_local_modules(text: str, path: str) -> Inlined:
 # -- finding the program's own modules ------------------------------------------------
 
 
-def _resolve(state: _State, importer: _Module, module: str | None, level: int) -> tuple[str, str] | None:
-    """(file, dotted name) of a local module, or None if it is not one of the program's files."""
+def _resolve(state: _State, importer: _Module, module: str | None, level: int) -> tuple[str, str, str] | None:
+    """(file, dotted name, its root) of a local module, or None if it is not one of the program's files."""
     if level:
         base = importer.package
         for _ in range(level - 1):
             base = os.path.dirname(base)
+        bases = [(base, importer.root)]
     else:
-        base = state.root
+        bases = [(root, root) for root in state.roots]
     if not module:  # `from .. import name`: the package itself
-        init = os.path.join(base, "__init__.py")
-        if level and os.path.isfile(init) and os.path.abspath(init).startswith(state.root + os.sep):
-            return os.path.abspath(init), os.path.relpath(base, state.root).replace(os.sep, ".")
+        init = os.path.join(bases[0][0], "__init__.py")
+        if level and os.path.isfile(init) and os.path.abspath(init).startswith(importer.root + os.sep):
+            return os.path.abspath(init), os.path.relpath(bases[0][0], importer.root).replace(os.sep, "."), importer.root
         return None
     parts = module.split(".")
-    candidate = os.path.join(base, *parts)
-    for file in (candidate + ".py", os.path.join(candidate, "__init__.py")):
-        if os.path.isfile(file) and os.path.abspath(file).startswith(state.root + os.sep):
-            return os.path.abspath(file), module
+    for base, root in bases:
+        candidate = os.path.join(base, *parts)
+        for file in (candidate + ".py", os.path.join(candidate, "__init__.py")):
+            if os.path.isfile(file) and os.path.abspath(file).startswith(root + os.sep):
+                return os.path.abspath(file), module, root
     return None
 
 
@@ -182,7 +187,7 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
     if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
         return None
     pieces: list[str] = []
-    plan: list[tuple[ast.alias, tuple[str, str] | None, str | None]] = []  # alias, module found, name imported from it
+    plan: list[tuple[ast.alias, tuple[str, str, str] | None, str | None]] = []  # alias, module found, name imported from it
     for alias in statement.names:
         if alias.name == "*":  # `from m import *`: every name m exports
             plan.append((alias, _resolve(state, me, statement.module, statement.level), "*"))
@@ -214,8 +219,8 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
                 return None
     for alias, found, name in resolved:
         bound = bound_name(alias)
-        inits = _package_inits(state, found[0])
-        code = None if inits is None else _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0])))
+        inits = _package_inits(state, found[0], found[2])
+        code = None if inits is None else _module_code(state, _Module(found[0], found[1], os.path.dirname(found[0]), found[2]))
         if inits is None or code is None or (name not in (None, "*") and name not in state.done[found[0]]):
             if code is not None:
                 state.kept.append((found[1], f"{name} is not one of its top-level names"))
@@ -230,7 +235,7 @@ def _inline_statement(statement, tree, me: _Module, state: _State, renames, attr
             renames.update({n: names[n] for n in exported})
         elif name is None and not alias.asname and "." in alias.name:
             # `import a.b` binds the package `a`: `a.b.x` is b's x, `a.y` the package's y
-            _nest(attribute_modules, alias.name.split("."), names, state)
+            _nest(attribute_modules, alias.name.split("."), names, state, found[2])
         elif name is None:  # keeping what an earlier `import a.b` nested in `a`
             nested = {k: v for k, v in attribute_modules.get(bound, {}).items() if isinstance(v, dict)}
             attribute_modules[bound] = {**names, **nested}
@@ -257,29 +262,29 @@ def _exported(path: str) -> set[str]:
     return {n for n in top_level_names(tree) if not n.startswith("_")}
 
 
-def _package_inits(state: _State, path: str) -> list[str] | None:
-    """The code of the packages' `__init__.py` above `path` that has not run yet, outermost first:
-    Python runs them before the module. None: one of them cannot be inlined."""
+def _package_inits(state: _State, path: str, root: str) -> list[str] | None:
+    """The code of the packages' `__init__.py` above `path` (below `root`) that has not run yet,
+    outermost first: Python runs them before the module. None: one of them cannot be inlined."""
     chain, folder = [], os.path.dirname(path)
-    while folder.startswith(state.root + os.sep) and os.path.isfile(os.path.join(folder, "__init__.py")):
+    while folder.startswith(root + os.sep) and os.path.isfile(os.path.join(folder, "__init__.py")):
         if os.path.join(folder, "__init__.py") != path:
             chain.append(folder)
         folder = os.path.dirname(folder)
     pieces = []
     for folder in reversed(chain):
-        name = os.path.relpath(folder, state.root).replace(os.sep, ".")
-        code = _module_code(state, _Module(os.path.join(folder, "__init__.py"), name, folder))
+        name = os.path.relpath(folder, root).replace(os.sep, ".")
+        code = _module_code(state, _Module(os.path.join(folder, "__init__.py"), name, folder, root))
         if code is None:
             return None
         pieces.append(code)
     return pieces
 
 
-def _nest(attribute_modules: dict, parts: list[str], names: dict[str, str], state: _State) -> None:
-    """After `import a.b.c`: `a` maps to the package's names, with `b` (and in it `c`) nested."""
+def _nest(attribute_modules: dict, parts: list[str], names: dict[str, str], state: _State, root: str) -> None:
+    """After `import a.b.c` (found in `root`): `a` maps to the package's names, with `b` (and in it `c`) nested."""
     level = attribute_modules
     for depth, part in enumerate(parts[:-1], 1):
-        init = os.path.join(state.root, *parts[:depth], "__init__.py")
+        init = os.path.join(root, *parts[:depth], "__init__.py")
         existing = level.get(part)
         level[part] = dict(existing) if isinstance(existing, dict) else dict(state.done.get(init, {}))
         level = level[part]

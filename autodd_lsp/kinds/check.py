@@ -1,15 +1,19 @@
 """`--check CMD` / `check`: your own test decides (the oracle: `oracle/user_check.py`).
 
 shrinkray's and C-Vise's convention, so existing interestingness scripts work: a
-candidate is kept when CMD exits with 0. CMD runs through the shell, from the
-folder candidates run in (where `autodd` was started; the editor's workspace
-folder), once per candidate instead of the program (`execution.Launch.shell`):
-candidates live in hidden job-slot files beside the source
-(`.autodd-<pid>-jobN-<name>`), so CMD finds the candidate as `{}` (replaced by its
-shell-quoted path) or in `$AUTODD_CANDIDATE`; `python` in CMD is the candidates'
-interpreter (its folder comes first on PATH). The same-failure rules (failure
-line, place, recorded values) do not apply: your check is the rule, and the
-summary says so. Speed, the cache, `-j`, freeze annotations (never rewritten), the
+candidate is kept when CMD exits with 0, and CMD runs where the candidate is the
+file. CMD runs through the shell, once per candidate instead of the program
+(`execution.Launch.shell`), in its job slot's mirror of the folders from the working
+folder (where `autodd` was started; the editor's workspace folder) down to the
+source's, the candidate in it under the source's own name
+(`engine/candidate/mirror.py`), CMD in the mirror's working folder: a check that
+names the file (`python service.py`, `import service`) sees the candidate; `{}`
+(replaced by its shell-quoted path) and `$AUTODD_CANDIDATE` name it too; `python`
+in CMD is the candidates' interpreter (its folder comes first on PATH). Before the
+reduction CMD must pass on the original and fail on an empty program under the
+source's name (`blind`: one that passes does not read the candidate). The
+same-failure rules (failure line, place, recorded values) do not apply: your check
+is the rule, and the summary says so. Speed, the cache, `-j`, freeze annotations (never rewritten), the
 report (its command is CMD on the reproducer) and the regression test (it runs
 CMD on the reproducer, and fails while CMD exits with 0) do. Never suggested by
 a trial run (nothing in a run says which check you mean); not for a pytest test
@@ -43,8 +47,9 @@ class Check(Kind):
     flag_arguments: ClassVar[Mapping[str, Any]] = {
         "metavar": "CMD",
         "help": "your own test instead of a failure: a candidate is kept when CMD exits with 0 (shrinkray's and "
-                "C-Vise's convention); CMD runs through the shell, in the folder candidates run in, with {} "
-                "replaced by the candidate's path (also in $AUTODD_CANDIDATE); the same-bug rules do not apply",
+                "C-Vise's convention); CMD runs through the shell where the candidate is SOURCE (a temporary copy of "
+                "the folders from here down to it, the candidate under its name), with {} replaced by the "
+                "candidate's path (also in $AUTODD_CANDIDATE); the same-bug rules do not apply",
     }
     field = "check"
     records_values = False  # the recording run runs the program, not your check
@@ -61,6 +66,10 @@ class Check(Kind):
 
     def command(self, value: Any) -> str:
         return str(value)
+
+    def blind(self, value: Any, name: str) -> str:
+        return (f"your check `{value}` exits with 0 on an empty {name} too: it does not read the candidate "
+                f"(run {name} by its name or give {{}})")
 
     def describe(self, value: Any, timeout: float | None) -> str:
         return f"your check `{value}` exits with 0"
@@ -84,7 +93,11 @@ class Check(Kind):
         return f"your check {code(str(value))} exits with 0 on it."
 
     def report_command(self, value: Any, reproducer: str) -> str:
-        return str(value).replace("{}", reproducer) + "    # your check: exit status 0 = the bug is there"
+        command = str(value)
+        if "{}" in command:
+            return command.replace("{}", reproducer) + "    # your check: exit status 0 = the bug is there"
+        # it reads the file by its own name, as the reduction ran it (engine/candidate/mirror.py)
+        return command + "    # your check, with the reproducer in your file's place: exit status 0 = the bug is there"
 
     def regression_command(self, value: Any, command: list[str], reproducer: str, folder: str) -> list[str]:
         return ["-c", _RUN_CHECK.format(name=reproducer, command=str(value), folder=folder)]

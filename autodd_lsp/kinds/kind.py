@@ -97,6 +97,11 @@ class Kind:
         runs, as `python file.py`); `execution.Launch.shell` runs it."""
         return ""
 
+    def blind(self, value: Any, name: str) -> str:
+        """With a `command`: the one line that refuses it when it accepts an empty program under the
+        source's name `name` (it does not read the candidate)."""
+        return ""
+
     # -- said ------------------------------------------------------------------------
 
     def describe(self, value: Any, timeout: float | None) -> str:

@@ -34,6 +34,7 @@ class PassContext:
     frozen: list[Span] = field(default_factory=list)
     original: str = ""  # the user's program as given (what tidy passes compare with)
     values: ValueLookup | None = None  # the original's recorded values (autodd_lsp.values), once known
+    failing: tuple[int, ...] = ()  # the offsets whose characters came from the original's failing statement
 
     def touches_frozen(self, span: Span) -> bool:
         """The character span overlaps a frozen region (tidy passes leave such text alone)."""

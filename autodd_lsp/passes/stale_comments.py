@@ -26,8 +26,9 @@ comment lines, one after another, at one indentation) is stale when
     original's first code line) is never a heading; or
 (d) it is a banner (every line a row of `#`, `-`, `=`...: the rows around a heading
     are a block of their own, the heading's words are judged by the rules above), or it
-    follows the last code of the file (an `# OUTPUT` dump, a closing note): a reproducer
-    has no sections and prints its own output; or
+    follows the last code of the file (a closing note), or it is headed as a run's output
+    (`# OUTPUT`, `# Sample output:`, wherever it sits): a reproducer has no sections and
+    prints its own output; or
 (c) every line of it is commented-out code (`# self.hidden2 = nn.Sequential(`,
     `# print(loss.item())`): it parses as a statement, unclosed brackets
     closed, that is more than a bare word or value -- a reproducer carries no
@@ -35,7 +36,7 @@ comment lines, one after another, at one indentation) is stale when
 
 Never removed: trailing comments (they stay with their line), AutoDD
 annotations, the shebang and encoding lines, tool directives (`# type:`,
-`# noqa`, `# fmt:`, a `# %%` cell marker...), comments inside strings (tokenize tells them apart)
+`# noqa`, `# fmt:`, a `# %%` cell marker (unless its cell is empty now)...), comments inside strings (tokenize tells them apart)
 or in frozen regions, and a block still glued to the very statement it was
 glued to in the original. One edit per block, weight = characters removed: the
 oracle judges each like any other candidate.
@@ -61,6 +62,7 @@ from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
 
 WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+OUTPUT_HEADING = re.compile(r"(?i)(sample |example |expected )?(output|result)s?( of [\w ]+)?\s*:?")
 CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 DIRECTIVE = re.compile(
     r"#\s*(type:|noqa\b|fmt:|pylint:|pragma\b|isort:|mypy:|pyright:|ruff:|yapf:|nosec\b|flake8[:\s]|%%)", re.IGNORECASE
@@ -347,6 +349,11 @@ class StaleComments:
         """(d): every line of the block is a banner row."""
         return all(_decoration(line.strip()) for line in block.text.split("\n"))
 
+    @staticmethod
+    def output_dump(block: CommentBlock) -> bool:
+        """(d): the block is headed as a run's output (`# OUTPUT`, `# Sample output:`), wherever it sits."""
+        return OUTPUT_HEADING.fullmatch(block.text.split("\n", 1)[0].strip().lstrip("#").strip()) is not None
+
     def after_the_code(self, block: CommentBlock) -> bool:
         """(d): code stands above the block, and none below it."""
         return 0 < self.last_code_line < block.first
@@ -383,7 +390,7 @@ class StaleComments:
             return []
         stale = []
         for block in (unit for found in comment_blocks(self.source) for unit in self.units(found)):
-            if commented_out(block) or self.banner(block) or self.after_the_code(block):
+            if commented_out(block) or self.banner(block) or self.after_the_code(block) or self.output_dump(block):
                 stale.append(block)  # dead code, a banner, a dump after the end: wherever it sits
             elif self.still_glued(block):
                 continue  # a comment on surviving code
@@ -409,4 +416,17 @@ class RemoveStaleComments(ReductionPass):
             if ctx.touches_frozen(span) or crosses_guard(patch, ctx.guards):
                 continue
             edits.append(Edit((patch,), self.name, weight=span[1] - span[0]))
+        for line in empty_cells(source):
+            span = (source.line_start(line), source.line_end(line))
+            if not ctx.touches_frozen(span):
+                edits.append(Edit((delete(*span),), self.name, weight=span[1] - span[0]))
         return edits
+
+
+def empty_cells(source: Source) -> list[int]:
+    """The `# %%` cell markers (a directive, kept above) whose cell is now empty: the next line
+    with text is another marker, or there is none."""
+    texts = [(number, line) for number, line in enumerate(source.lines, start=1) if line.strip()]
+    markers = [index for index, (_, line) in enumerate(texts) if line.startswith("# %%")]
+    return [texts[index][0] for index in markers
+            if index + 1 == len(texts) or texts[index + 1][1].startswith("# %%")]

@@ -96,13 +96,14 @@ class Source:
         return self.line_start(first), self.line_end(last_line(stmt))
 
     def _glued_comment_start(self, first: int) -> int:
-        """Comment lines directly above a statement belong to it (not AutoDD annotations)."""
+        """Comment lines directly above a statement belong to it (not AutoDD annotations, nor a
+        `# %%` cell marker: it heads its cell, whatever statement comes first in it)."""
         indent = self.indent_of_line(first)
         line = first - 1
         while line >= 1:
             text = self.lines[line - 1]
             stripped = text.strip()
-            if not stripped.startswith("#") or "autodd" in stripped:
+            if not stripped.startswith("#") or "autodd" in stripped or stripped.startswith("# %%"):
                 break
             if self.indent_of_line(line) != indent:
                 break

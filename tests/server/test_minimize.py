@@ -123,6 +123,22 @@ async def test_repeat_measures_the_failure_rate(client: EditorClient, tmp_path):
     assert bad.status == "failed" and "repeat must be 0 (automatic)" in bad.message
 
 
+async def test_a_check_command_that_imports_the_file_by_name(client: EditorClient, tmp_path):
+    # "Use my own check command...": the check runs where the candidate is prices.py (engine/candidate/mirror.py)
+    source = h.write(tmp_path, "prices.py", "import os\n\n\ndef unused():\n    return os.sep\n\n\n"
+                                         "def total(a, b):\n    return a - b\n")
+    h.write(tmp_path, "driver.py", "import prices\n\nraise SystemExit(0 if prices.total(2, 3) < 0 else 1)\n")
+    uri = h.open_document(client, source)
+
+    result = await h.minimize(client, {"uri": uri, "check": "python driver.py"})
+
+    assert result.status == "done", result.message
+    reduced = (tmp_path / "prices.min.py").read_text()
+    assert "def total" in reduced and "unused" not in reduced  # not empty: the check saw each candidate
+    blind = await h.minimize(client, {"uri": uri, "check": "exit 0"})
+    assert blind.status == "failed" and "it does not read the candidate" in blind.message
+
+
 async def test_cancel_with_the_progress_bar(client: EditorClient, tmp_path):
     source = h.write(tmp_path, "slow.py", slow_program())
     uri = h.open_document(client, source)
@@ -388,7 +404,7 @@ async def test_a_failing_test_is_minimized_from_its_code_action(client: EditorCl
 
 NOTEBOOK_CELLS = [
     ("markdown", "# Prices"),
-    ("code", "%matplotlib inline\nRATES = {'a': 1.0}\nunused = [1, 2, 3]"),
+    ("code", "%matplotlib inline\n!pip list 2>/dev/null | grep -i numpy\nRATES = {'a': 1.0}\nunused = [1, 2, 3]"),
     ("code", "%%time\ndef rate(tier):\n    return RATES[tier]\nprint(sum(unused))\nrate('gold')"),
 ]
 
@@ -415,6 +431,7 @@ async def test_a_notebook_on_disk_is_minimized_to_a_script_beside_it(client: Edi
     assert result.outputUri == from_fs_path(str(output))
     assert "KeyError: 'gold'" in subprocess.run([sys.executable, str(output)], capture_output=True, text=True,
                                                 check=False).stderr
+    assert "system(" not in output.read_text()  # the shell line ran, and went: the failure does not need it
     assert (tmp_path / "prices.ipynb").read_text().startswith("{")
 
     missing = await h.minimize(client, {"uri": uri, "errMsg": "no such text"})

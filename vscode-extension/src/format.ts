@@ -78,6 +78,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
   '-j': 'autodd.jobs',
   '--backend': 'autodd.backend',
   '--gpus': 'autodd.gpus',
+  '--runs-per-gpu': 'autodd.runsPerGpu',
   '--ray-address': 'autodd.rayAddress',
   '--match': 'autodd.match',
   '--keep-imports': 'autodd.keepImports',

@@ -100,6 +100,7 @@ export interface RunOptions {
   noData?: unknown;
   repeat?: unknown;
   gpus?: unknown;
+  runsPerGpu?: unknown;
   rayAddress?: unknown;
   passesWith?: unknown;
   passesWithEnv?: unknown;

@@ -41,6 +41,7 @@ def trial_run(
     """
     from autodd_lsp.execution.gpus import GpuPool
     from autodd_lsp.execution.launcher import Launcher
+    from autodd_lsp.inlining.project import import_roots
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -64,7 +65,8 @@ def trial_run(
         runner = Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            extra_sys_path=(folder,) if slots is not None else (),
+            # a test's project's folders too, as the reduction's candidates have them (inlining/project.py)
+            extra_sys_path=(*((folder,) if slots is not None else ()), *(import_roots(source_path) if options.test else ())),
             extra_env=PYTEST_ENV if options.test else {},
             output_limit=options.output_limit,
             gpus=GpuPool(options.gpu_ids[:1]) if options.gpu_ids else None,

@@ -263,7 +263,10 @@ class CandidateTester:
                      learn_imports: bool = False) -> RunResult:
         """One run of the staged file at `path`, its output unmasked; what it created is cleaned away."""
         with self.watch.run() if self.watch is not None else contextlib.nullcontext():
-            result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+            try:
+                result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
+            finally:
+                self.slots.tidy(path)  # a check's mirror as the user had it (mirror.py)
         return split_markers(self.slots.unmasked(result))  # a probed run's records out of its stderr
 
     @contextlib.contextmanager

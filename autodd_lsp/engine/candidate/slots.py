@@ -25,6 +25,12 @@ temporary folder (one folder per slot, the original's file name), and
 `fallback_reason` says why, for the one-line notice the user gets. Scratch
 files that are not programs (the recorded values) always go to the temporary
 folder, `root`.
+
+Your own check's slots (`--check CMD`, given a `FolderMirror`) are not beside the
+source: each is a mirror of its folder in the temporary folder, the candidate in
+it under the source's own name (`mirror.py`); the mirror's path in a run's output
+reads as the original folder's, and what a run created in it is removed after
+the run (`tidy`).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import re
 import shutil
 from dataclasses import replace
 
+from autodd_lsp.engine.candidate.mirror import FolderMirror
 from autodd_lsp.execution import RunResult
 from autodd_lsp.files import private_tempdir, sweep_stale, sweep_stale_tempdirs
 
@@ -43,15 +50,17 @@ _STALE = re.compile(r"^\.autodd-(\d+)-[a-z]+\d*-")
 
 
 class JobSlots:
-    def __init__(self, count: int, file_name: str, beside: str | None = None, kind: str = "job") -> None:
+    def __init__(self, count: int, file_name: str, beside: str | None = None, kind: str = "job",
+                 mirror: FolderMirror | None = None) -> None:
         sweep_stale_tempdirs()
         self.root = private_tempdir("slots")
         self.file_name = file_name
         self.folder: str | None = None  # the source's folder, where the slots are; None: the temporary one
+        self.mirror = mirror  # a check's slots: each a mirror of the source's folder (mirror.py)
         self.fallback_reason = ""
         self.paths: list[str] = []
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
-        if beside is not None:
+        if beside is not None and mirror is None:
             sweep_stale_slots(beside)
             try:
                 self._claim(os.path.join(beside, self._hidden_name("check")))
@@ -75,6 +84,10 @@ class JobSlots:
         os.remove(path)
 
     def _new_path(self, slot: str) -> str:
+        if self.mirror is not None:
+            folder = os.path.join(self.root, slot)
+            os.mkdir(folder)
+            return self.mirror.build(folder)  # the candidate's file made there, empty
         if self.folder is not None:
             path = os.path.join(self.folder, self._hidden_name(slot))
         else:
@@ -102,6 +115,8 @@ class JobSlots:
 
     def unmasked(self, result: RunResult) -> RunResult:
         """`result` with the slots' hidden prefixes taken out of its output (see the module docstring)."""
+        if self.mirror is not None:
+            return replace(result, stdout=self._unmirror(result.stdout), stderr=self._unmirror(result.stderr))
         if self.folder is None:
             return result
         return replace(result, stdout=self._unmask(result.stdout), stderr=self._unmask(result.stderr))
@@ -116,6 +131,22 @@ class JobSlots:
             if prefix in data:
                 data = data.replace(prefix, b"")
         return data
+
+    def _unmirror(self, data: bytes) -> bytes:
+        """`data` with each mirror's path read as the original folder's."""
+        assert self.mirror is not None
+        root = os.fsencode(self.mirror.root.rstrip(os.sep) + os.sep)
+        mirrors = sorted((self.mirror.mirror_of(path) for path in self.paths), key=len, reverse=True)
+        for mirror in mirrors:
+            mirror_bytes = os.fsencode(mirror + os.sep)
+            if mirror_bytes in data:
+                data = data.replace(mirror_bytes, root)
+        return data
+
+    def tidy(self, path: str) -> None:
+        """After a run of the candidate at `path`: what it created in its mirror is removed (mirror.py)."""
+        if self.mirror is not None:
+            self.mirror.tidy(path)
 
     def acquire(self) -> str:
         return self._free.get()

@@ -41,6 +41,7 @@ from autodd_lsp.inlining import (
     inline_local_modules,
     prune_unused,
 )
+from autodd_lsp.inlining.project import import_roots
 from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.run import Oracle
 from autodd_lsp.oracle.same import Observation
@@ -82,7 +83,9 @@ def inlined_instead(
         for conftest, why in conftests.kept:
             notice(f"{conftest} is not inlined: {why}; the result needs it beside the test")
         text, files = conftests.text, conftests.modules
-    inlined = inline_local_modules(text, path) if options.inline_modules else Inlined(text)
+    # a test's project's own package too, beside its folder (inlining/project.py)
+    roots = import_roots(path) if pytest else ()
+    inlined = inline_local_modules(text, path, roots) if options.inline_modules else Inlined(text)
     for module, why in inlined.kept:
         notice(f"the import of {module} stays (it is not inlined): {why}")
     if not inlined.modules and not pytest:
@@ -172,8 +175,9 @@ def same_once_inlined(first: Observation, seen: Observation, modules: tuple[str,
     that name is the only difference allowed."""
     if seen.normalized == first.normalized:
         return True
-    root = os.path.dirname(os.path.abspath(path))
+    roots = (os.path.dirname(os.path.abspath(path)), *import_roots(path))
     for module in modules:
+        root = next((r for r in roots if module.startswith(r + os.sep)), roots[0])
         dotted = os.path.splitext(os.path.relpath(module, root))[0].replace(os.sep, ".")
         dotted = dotted.removesuffix(".__init__")
         if first.normalized.startswith(dotted + ".") and first.normalized[len(dotted) + 1:] == seen.normalized:

@@ -93,7 +93,7 @@ class RunOptions:
     # Candidates run at once; None: one per GPU given (`gpus`), with `ray` one per slot of
     # the cluster (resolved when the run connects), else 1.
     jobs: int | None = option(None, flag="-j/--jobs", metavar="N",
-                              help="candidates run in parallel (default 1; with --gpus one per GPU, with --backend "
+                              help="candidates run in parallel (default 1; with --gpus one per GPU (x --runs-per-gpu), with --backend "
                                    "ray one per GPU of the cluster, else per CPU); the result is the same for any N")
     python: str = option(default_factory=lambda: sys.executable, flag="--python", metavar="PATH", setting="interpreter",
                          help="interpreter that runs candidates (default: the one running autodd)")
@@ -107,6 +107,12 @@ class RunOptions:
     gpus: str = option("", flag="--gpus", metavar="IDS",
                        help="GPUs to pin, e.g. 0,1,2,3 or auto (those CUDA_VISIBLE_DEVICES or the driver shows): "
                             "each run of the program sees exactly one of them, never one another run is using")
+    # Programs that share one GPU at once (execution/gpus.py's `GpuPool`): for candidates that spend most
+    # of their run compiling on the CPU (a TileLang kernel); -j then defaults to GPUs x N.
+    runs_per_gpu: int = option(1, flag="--runs-per-gpu", metavar="N",
+                               help="runs of the program that share one GPU of --gpus at once (default 1): for "
+                                    "candidates that mostly compile on the CPU; not for ones that each fill "
+                                    "the GPU's memory")
     # The Ray cluster of `backend="ray"` (execution/ray_backend.py); "": RAY_ADDRESS, else a local one.
     ray_address: str = option("", flag="--ray-address", metavar="ADDRESS",
                               help="the Ray cluster of --backend ray (default: RAY_ADDRESS, else a local Ray "
@@ -134,7 +140,7 @@ class RunOptions:
         object.__setattr__(self, "gpu_ids", ids)
         object.__setattr__(self, "_gpu_problem", problem)
         if self.jobs is None and self.backend != "ray":
-            object.__setattr__(self, "jobs", len(ids) or 1)
+            object.__setattr__(self, "jobs", len(ids) * max(1, self.runs_per_gpu) or 1)
 
     def launch(self) -> Launch:
         """How every run of the program starts (execution.Launch): the test under pytest, or the
@@ -180,9 +186,15 @@ class RunOptions:
         if self.gpus and self.backend == "ray":
             raise UsageError("--gpus is for the local backends; with --backend ray each candidate gets one "
                              "of the cluster's GPUs by itself")
-        if self.gpu_ids and self.jobs is not None and self.jobs > len(self.gpu_ids):
-            raise UsageError(f"-j {self.jobs} needs {self.jobs} GPUs, --gpus gives {len(self.gpu_ids)} "
-                             "(each running candidate has a GPU of its own)")
+        if self.runs_per_gpu < 1:
+            raise UsageError(f"--runs-per-gpu {self.runs_per_gpu}: give 1 or more")
+        if self.runs_per_gpu > 1 and not self.gpus:
+            raise UsageError("--runs-per-gpu shares the GPUs of --gpus; give --gpus too")
+        slots = len(self.gpu_ids) * self.runs_per_gpu
+        if self.gpu_ids and self.jobs is not None and self.jobs > slots:
+            shared = f" x {self.runs_per_gpu} runs each" if self.runs_per_gpu > 1 else ""
+            raise UsageError(f"-j {self.jobs} needs {self.jobs} GPUs, --gpus gives {len(self.gpu_ids)}{shared} "
+                             "(each running candidate has a GPU of its own; --runs-per-gpu N lets N share one)")
         if self.ray_address and self.backend != "ray":
             raise UsageError("--ray-address is for --backend ray")
         if self.backend == "ray" and importlib.util.find_spec("ray") is None:

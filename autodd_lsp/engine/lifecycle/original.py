@@ -2,7 +2,8 @@
 
 Before any candidate, the original runs on the candidates' backend (`check`):
   1. once, to teach a warm runner its imports, and again until it shows the
-     failure or `repeat` runs are spent; otherwise NotReproducible, with why;
+     failure or `repeat` runs are spent; otherwise NotReproducible, with why
+     (your own check must then fail on an empty program: `_refuse_blind_check`);
   2. the kind's rule (`judge.failure_oracle`) and its observer of failure lines
      are set from that run;
   3. with `--inline-modules` or a pytest test, the program with its own modules
@@ -25,6 +26,7 @@ this learnt (the failure line, the rule in words, the rate) goes into the summar
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -62,7 +64,7 @@ from autodd_lsp.engine.rules.protection import (
 )
 from autodd_lsp.engine.rules.seeds import SEEDLESS_RUNS, without_seeds
 from autodd_lsp.engine.searching.run_map import FailingPath
-from autodd_lsp.engine.spec.errors import NotReproducible
+from autodd_lsp.engine.spec.errors import NotReproducible, UsageError
 from autodd_lsp.engine.spec.flaky import DEFAULT_RUNS, MARGIN, FailureRate, RateTest
 from autodd_lsp.engine.spec.pytest_target import PytestTest
 from autodd_lsp.execution import RunResult
@@ -152,6 +154,8 @@ class OriginalChecks:
             reason = spec.rules.not_reproduced(spec.value, failure_oracle(spec, last, text, timeout), last,
                                                len(runs), timeout, hint=not options.repeat)
             raise NotReproducible(reason, output_tail(last.output, max_lines=15))
+        if spec.rules.command(spec.value) and self.oracle is None:  # once, before the first rule
+            self._refuse_blind_check(oracle)
         self.oracle = oracle
         self.observer = failure_observer(spec, oracle, self._is_program, self._program_paths)
         first_index = len(runs) - 1
@@ -234,6 +238,13 @@ class OriginalChecks:
         self.no_match = NoMatchWatch(self.observation, self.reporter.notice)
         # A deterministic failure keeps its seeds, where it needs them (seeds.py).
         self.keep_seeds = rate_test is None and self._needs_its_seeds(judge, text, candidate_timeout)
+
+    def _refuse_blind_check(self, oracle: Oracle) -> None:
+        """UsageError when your check passes on an empty program under the source's name: it does not read
+        the candidate (a check of the original, or of nothing, keeps every candidate: an empty result)."""
+        empty = self.run_original(text="")
+        if not empty.cancelled and oracle.accepts(empty, ""):
+            raise UsageError(self.spec.rules.blind(self.spec.value, os.path.basename(self.path)))
 
     def _needs_its_seeds(self, judge: Judge, text: str, timeout: float) -> bool:
         """Whether the original, its seeding statements made `pass`, stops failing the same way in

@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.mirror import FolderMirror
 from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.lifecycle.data_files import DataReduction
 from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
@@ -49,6 +50,7 @@ from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite, private_tempdir, source_bytes
+from autodd_lsp.inlining.project import import_roots
 from autodd_lsp.syntax.metrics import size_of
 from autodd_lsp.syntax.parsing import parse
 
@@ -77,6 +79,8 @@ class Reduction:
         # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
+        # Your check (`--check CMD`) runs where the candidate is the file (engine/candidate/mirror.py).
+        self._mirror = FolderMirror(self.path, options.cwd or os.getcwd()) if options.launch().shell else None
 
     @property
     def original_text(self) -> str:
@@ -114,7 +118,7 @@ class Reduction:
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
         jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
-        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        slots = self._slots(jobs + 1)
         launcher = self._launcher(slots.root)
         if slots.fallback_reason:
             self._reporter.notice(
@@ -147,6 +151,8 @@ class Reduction:
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
             if session.tester.has_rules:
                 verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+                if final.went_back and not self.cancelled and self.options.backend_to_use != "subproc":
+                    verified = self._go_on_fresh(session, slots, jobs)
             if verified and final.needs_folder and self.options.reduce_data and not self.cancelled \
                     and not self._pytest and not launcher.launch.shell:
                 data = self._data = DataReduction(
@@ -240,6 +246,27 @@ class Reduction:
             return None
         return summary
 
+    def _go_on_fresh(self, session: Session, slots: JobSlots, jobs: int) -> bool:
+        """After the final check went back to an older text (the candidates' runs and a fresh
+        interpreter disagreed, `verify.py`): the reduction goes on from it with every candidate
+        run in a fresh interpreter (`subproc`), where what a warm runner kept cannot decide, then
+        the final check again. Whether the result fails the same way."""
+        self._reporter.notice("the reduction goes on from it, every candidate run in a fresh interpreter")
+        warm = session.tester
+        launcher = replace(session.launcher, launch=warm.backend.launch)  # a test: as candidates ran
+        fresh = launcher.backend("subproc", jobs=jobs)
+        tester = CandidateTester(fresh, slots, jobs, rules=warm.rules, watch=warm.watch)
+        tester.counters = self._reporter.counters = warm.counters
+        tester.set_best(self._texts.best)
+        session.tester = session.checks.tester = tester
+        session.lookahead = session.fixpoint.lookahead = None  # closed with the warm run
+        try:
+            with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
+                session.fixpoint.run(pool)
+        finally:
+            fresh.close()
+        return session.final.run(slots, tester.rules, "subproc")
+
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""
         self._stopped.set()
@@ -274,7 +301,7 @@ class Reduction:
         problem = syntax_problem(text)
         if problem:
             return OfferVerdict(False, problem)
-        slots = JobSlots(2, os.path.basename(self.path), beside=os.path.dirname(self.path))
+        slots = self._slots(2)
         try:
             # Started as candidates are now: a script, or the test under pytest (without conftest.py once inlined).
             # The run's scratch folders went with it (run_scratch.py): a program would make them anew.
@@ -293,21 +320,33 @@ class Reduction:
             return OfferVerdict(False, problem or "the run has not started")
         return self._session.judged(self._session.tester, text)
 
+    def _slots(self, count: int, kind: str = "job") -> JobSlots:
+        """`count` job slots: hidden files beside the source, or your check's mirrors of its folder (mirror.py)."""
+        if self._mirror is not None:
+            return JobSlots(count, os.path.basename(self.path), kind=kind, mirror=self._mirror)
+        return JobSlots(count, os.path.basename(self.path), beside=os.path.dirname(self.path), kind=kind)
+
     def _launcher(self, scratch: str) -> Launcher:
         """How every program of this run starts (execution/launcher.py), built once; `scratch`:
         where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
-        options = self.options
+        options, mirror = self.options, self._mirror
+        launch = options.launch()  # the test under pytest, or the script with its arguments and input
+        if mirror is not None:  # your check runs in its mirror of the working folder, as you would run it
+            launch = replace(launch, shell_cwd=mirror.working)
         return Launcher(
             python=options.python,
             cwd=options.cwd or os.getcwd(),
-            extra_sys_path=(os.path.dirname(self.path),),
+            # the original's folder, so that sibling imports work, and a test's project's folders, as
+            # pytest has them (inlining/project.py); not under a check (its mirror has them)
+            extra_sys_path=(os.path.dirname(self.path), *(import_roots(self.path) if self._pytest else ()))
+            if mirror is None else (),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
                        **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
-            gpus=GpuPool(options.gpu_ids) if options.gpu_ids else None,
-            launch=options.launch(),  # the test under pytest, or the script with its arguments and input
+            gpus=GpuPool(options.gpu_ids, options.runs_per_gpu) if options.gpu_ids else None,
+            launch=launch,
         )
 
     def _passing_side(self, launcher: Launcher, jobs: int, watch: FolderWatch) -> PassingSide | None:
@@ -317,7 +356,7 @@ class Reduction:
             return None
         env = parse_env(options.passes_with_env)
         python = options.passes_with or options.python
-        slots = JobSlots(jobs + 1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="side")
+        slots = self._slots(jobs + 1, kind="side")
         side = replace(launcher, python=python, extra_env={**launcher.extra_env, **env})
         # the backend candidates run on (a shell command of --check runs as a subprocess on both sides), but
         # on this machine when they run on a Ray cluster: A's interpreter is a path here, and A runs only

@@ -130,9 +130,10 @@ class Session:
     def rejection_recorder(self, shadow_base: str | None) -> Callable[[RunResult, str], None] | None:
         return self.texts.learned.recorder(shadow_base, self.checks.failure_line)
 
-    def accept(self, text: str, shadow: str | None) -> None:
+    def accept(self, text: str, shadow: str | None, found_by: str | None = None) -> None:
+        """`text` is the new best; `found_by`: what found it (the pass under way unless said)."""
         self.checks.no_match.accepted()
-        self.texts.accept(text, shadow)
+        self.texts.accept(text, shadow, self.reporter.current_pass if found_by is None else found_by)
         self.tester.set_best(text)
         if self.lookahead is not None:
             self.lookahead.accepted()  # after the best changed: it compares
@@ -198,7 +199,7 @@ class Session:
             frozen=self.checks.frozen_check(text) if frozen and self.options.match == "same" else None,
         ))
         self.fixpoint.forget_needed()  # what follows depends on the adopted text alone
-        self.accept(text, self.offered_shadow(text))
+        self.accept(text, self.offered_shadow(text), "your text")
         adopted()
         self.reporter.notice("the text you gave fails the same way: the reduction goes on from it")
         return True

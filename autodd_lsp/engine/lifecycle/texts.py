@@ -4,7 +4,7 @@
 modules inlined once that fails the same way (`original.py` rebases onto it;
 sizes are still compared with the user's). `best` is the smallest text that
 fails the same way so far, `history` every accepted text, oldest first (the
-final check bisects it), and `shadow` the best's shadow (`syntax/origin.py`):
+final check bisects it) with the pass that found each (`found_by`), and `shadow` the best's shadow (`syntax/origin.py`):
 which of the original's characters each of its characters came from. Only the
 best's shadow is kept (4 bytes a character; a history of them would not fit a
 big file's run). `statements` names the original's statements that origins
@@ -37,13 +37,15 @@ class Texts:
         self.original = self.best = text
         self.tree = tree
         self.history = [text]
+        self.found_by = ["the original"]  # the pass that found each text of `history`
         self.shadow: str | None = identity_shadow(text)
         self.statements = OriginalStatements(text, Source(text, tree).statement_spans)
         self.learned = Learned(self.statements)
 
-    def accept(self, text: str, shadow: str | None) -> None:
-        """`text` (with its shadow, None if unknown) is the new best."""
+    def accept(self, text: str, shadow: str | None, found_by: str = "") -> None:
+        """`text` (with its shadow, None if unknown; found by the pass `found_by`) is the new best."""
         self.history.append(text)
+        self.found_by.append(found_by or "a text offered")
         self.shadow = shadow
         self.best = text
 

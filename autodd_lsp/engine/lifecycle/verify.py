@@ -51,8 +51,11 @@ from autodd_lsp.engine.spec.pytest_target import PytestTest
 from autodd_lsp.execution import Backend, RunResult
 from autodd_lsp.execution.backend import IN_ITS_FOLDER
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.inlining.project import package_version, project_imports, project_root
+from autodd_lsp.kinds.signature import output_tail
 from autodd_lsp.oracle.operands import chosen
 from autodd_lsp.oracle.same import Observation
+from autodd_lsp.syntax.metrics import size_of
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class FinalCheck:
     `observation` (the failure line of its last run that showed it, or of its last run)."""
 
     def __init__(self, checks: OriginalChecks, texts: Texts, launcher: Launcher, pytest: PytestTest | None,
-                 accept: Callable[[str, str | None], None], cancelled: Callable[[], bool],
+                 accept: Callable[[str, str | None, str], None], cancelled: Callable[[], bool],
                  notice: Callable[[str], None], watch: FolderWatch | None, jobs: int = 1) -> None:
         self.checks, self.texts, self.launcher, self.pytest = checks, texts, launcher, pytest
         self.jobs = jobs  # runs at once (-j), each in a folder of its own when alone
@@ -86,9 +89,12 @@ class FinalCheck:
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
         self.needs_folder = False  # verified only beside the source: the result reads files there
+        self.went_back = False  # the last run went back to an older text, which fails fresh, over a disagreement
+        self.shown = ""  # what the last measured run that did not fail the same way showed (one line)
 
     def run(self, slots: JobSlots, rules: Rules, backend_name: str) -> bool:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
+        self.went_back = self.needs_folder = False
         if self.cancelled():
             return False
         observation = self.checks.observation
@@ -103,8 +109,10 @@ class FinalCheck:
         alone = self.slots = JobSlots(self._at_once(), os.path.basename(self.checks.path))
         folders = [os.path.dirname(path) for path in alone.paths]
         launch = self.pytest.launch(standalone=True) if self.pytest else self.launcher.launch
-        # Each run in the empty folder of its file (cwd IN_ITS_FOLDER), none beside another's.
-        fresh = replace(self.launcher, cwd=IN_ITS_FOLDER, extra_sys_path=(), launch=launch).backend("subproc")
+        # Each run in the empty folder of its file (cwd IN_ITS_FOLDER), none beside another's; a test
+        # that still imports its project's package, with the project's folder on sys.path.
+        fresh = replace(self.launcher, cwd=IN_ITS_FOLDER, extra_sys_path=self._project_folders(),
+                        launch=launch).backend("subproc")
         try:  # a test is judged alone only; a script goes on beside its files if it must
             if self._check(fresh, alone, rules, backend_name, FolderWatch(folders),
                            "always" if self.pytest else "if-flaky"):
@@ -116,10 +124,25 @@ class FinalCheck:
             return False
         verified = self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
         self.needs_folder = verified
-        if verified:
+        if verified and not self.went_back:  # (going back, the text that fails alone may come later)
             self.notice(f"the result does not fail alone in an empty folder, only beside "
                         f"{os.path.basename(self.checks.path)}: it needs files of that folder")
         return verified
+
+    def _project_folders(self) -> tuple[str, ...]:
+        """The folders of a test's project (`inlining/project.py`) whose packages the result still
+        imports (they could not be inlined), said in a notice with the version each declares: the
+        result needs them, and is checked alone with them on sys.path, as pytest has them."""
+        if not self.pytest:
+            return ()
+        path = self.checks.path
+        needs = project_imports(self.texts.best, path)
+        for name, folder in needs:
+            version = package_version(os.path.join(folder, name), project_root(path))
+            self.notice(f"the result needs {name}{f' {version}' if version else ''} from {folder} (not inlined): "
+                        f"it is checked alone with {folder} on sys.path, as pytest has it; run it so "
+                        f"(PYTHONPATH={folder}) or with {name} installed")
+        return tuple(dict.fromkeys(folder for _, folder in needs))
 
     def _check(self, fresh: Backend, slots: JobSlots, rules: Rules, backend_name: str,
                watch: FolderWatch | None, go_back: str) -> bool:
@@ -146,14 +169,35 @@ class FinalCheck:
                 )
             elif backend_name == "subproc" and not deterministic:
                 return False  # judged the same way before: the failure is flaky
-            good, bad = 0, last
+            # no fresh run failed the same way: not a rarer failure (a seed dropped) but a text the
+            # candidates' runs and a fresh interpreter disagree on
+            disagree = deterministic and not self.rate.failures
+            good, bad, shown = 0, last, {last: self.shown}
             while good + 1 < bad and not self.cancelled():
                 middle = (good + bad) // 2
                 failing = passes(self._measure(checker, middle, wanted, deterministic, quick=True))
                 good, bad = (middle, bad) if failing else (good, middle)
-            self.accept(history[good], None)
+                shown.setdefault(bad, self.shown)
+            if disagree:
+                self._disagree(good, bad, shown[bad])
+            self.accept(history[good], None, f"the final check, going back to step {good}")
             self.rate = self._measure(checker, len(history) - 1, wanted, deterministic)
+            self.went_back = disagree and passes(self.rate)
+            if not passes(self.rate) and good == 0:
+                self.notice("the reduction's original does not fail the same way in a fresh interpreter either")
             return passes(self.rate)
+
+    def _disagree(self, good: int, bad: int, shown: str) -> None:
+        """Say which acceptance the candidates' runs and a fresh interpreter disagree on: the text of
+        the history at `bad` (`seen`: what it showed fresh), the first after `good`, the newest
+        that fails fresh (the reduction goes on from it: `reduction.py`)."""
+        texts = self.texts
+        self.notice(
+            f"the candidates' runs and a fresh interpreter disagree on the text accepted by {texts.found_by[bad]} "
+            f"(step {bad} of {len(texts.history) - 1}, {size_of(texts.history[bad]).nodes} nodes): fresh it shows "
+            f"{shown}; going back to step {good} ({size_of(texts.history[good]).nodes} nodes), the newest text "
+            "before it that fails fresh"
+        )
 
     def _at_once(self) -> int:
         """How many of the final runs go at once: -j's, up to as many as are wanted."""
@@ -178,6 +222,8 @@ class FinalCheck:
             if judge.operands is not None and (not failed_once or index == len(texts.history) - 1):
                 self.comparison = chosen(result.comparisons, judge.operands.which)
             failed = judge.is_interesting(result, text, statements_of)
+            if not failed:
+                self.shown = seen.line.strip() if seen is not None else output_tail(result.output, max_lines=1)
             if failed or not failed_once or deterministic:
                 seen_last[:] = [seen]
             failed_once = failed_once or failed

@@ -1,36 +1,32 @@
 """The fixpoint over pass groups: run them in order until a whole cycle changes nothing.
 
-The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in
-order, again and again, until a cycle changes nothing; then the tidy passes
-run once. A person's text, adopted between groups (`FixpointHost.adopt_offer`),
-starts the cycle again from it; one adopted after the tidy passes starts the
-whole loop again. Each pass proposes edits on the best text, level by level
-for passes with levels (outer statements first, re-parsing in between); edits
-that would change frozen code are dropped (`protection.py`), and so are the
-edits found needed before whose key has not changed since (`memory.py`: for a
-fine-grained pass the statement around the edit, for a statement-level one the
-statements that share a name with it). Each remaining set is searched by `pass_search.PassSearch`.
-ProbDD's prior for a pass is the share of its edits found needed in its
-previous round. For a pass that removes statements (`uses_map`), the removals
-of what holds the original's failing statement are not proposed, and the
-edits that remove only code the original never ran are tried first, together,
-then by halves (`run_map.py`), then in the same way those that remove only
-code outside the slice of the failing statement (`run_slice.py`); those
-refused one by one are left out of the search of the rest at that level. The
-removals of a binding that the original's run read from code that stays (`run_map.read_by_the_run`: `import os` while
-`os.environ` is read) are likely refused until that code goes: they are left
-out of every cycle until one changes nothing, and then tried in a cycle that
-confirms (each alone, after the rest), but for those one recording run of
-the best text shows refused (`best_run.py`: a read it evaluated would be
-left without a binding); a removal that cycle accepts starts the cycles
-again. So the fixpoint is the same kind as without them: a cycle that tried
-every edit no run, and no remembered verdict, had refused, and changed nothing. A removal left out that way is
-tried again as soon as a change takes its last reader away (`_freed`), in the
-same cycle, before the finer passes work on code that would go anyway.
+The groups (`passes.Group`: statements, canonicalize, simplify, slow) run in order, again and again,
+until a cycle changes nothing; then the tidy passes run once. A person's text, adopted between
+groups (`FixpointHost.adopt_offer`), starts the cycle again from it; one adopted after the tidy
+passes starts the whole loop again. Each pass proposes edits on the best text, level by level for
+passes with levels (outer statements first, re-parsing in between); edits that would change frozen
+code are dropped (`protection.py`), and so are the edits found needed before whose key has not
+changed since (`memory.py`: for a fine-grained pass the statement around the edit, for a
+statement-level one the statements that share a name with it). Each remaining set is searched by
+`pass_search.PassSearch`. ProbDD's prior for a pass is the share of its edits found needed in its
+previous round. For a pass that removes statements (`uses_map`), the removals of what holds the
+original's failing statement are not proposed, and the edits that remove only code the original
+never ran are tried first, together, then by halves (`run_map.py`), then in the same way those that
+remove only code outside the slice of the failing statement (`run_slice.py`); those refused one by
+one are left out of the search of the rest at that level. The removals of a binding that the
+original's run read from code that stays (`run_map.read_by_the_run`: `import os` while `os.environ`
+is read) are likely refused until that code goes: they are left out of every cycle until one changes
+nothing, and then tried in a cycle that confirms (each alone, after the rest), but for those one
+recording run of the best text shows refused (`best_run.py`: a read it evaluated would be left
+without a binding); a removal that cycle accepts starts the cycles again. So the fixpoint is the
+same kind as without them: a cycle that tried every edit no run, and no remembered verdict, had
+refused, and changed nothing. A removal left out that way is tried again as soon as a change takes
+its last reader away (`_freed`), in the same cycle, before the finer passes work on code that would
+go anyway.
 
-Every accepted text is strictly smaller (`metrics.order_key`), so this ends.
-The same loop serves the engine and the library (`library.py`): what differs
-is the host, which judges candidates and says when to stop.
+Every accepted text is strictly smaller (`metrics.order_key`), so this ends. The same loop serves
+the engine and the library (`library.py`): what differs is the host, which judges candidates and
+says when to stop.
 """
 
 from __future__ import annotations
@@ -317,12 +313,16 @@ class Fixpoint:
         """`edits` less those that rewrite the failing statement's own text (a compound's header,
         not its body): the line the user saw stays as written, and what computes its operands
         stays an expression (values may stand in for inputs further up, never there)."""
-        path = self.host.failing_path()
-        held = path.held_offsets(self.host.shadow()) if path is not None else []
+        held = self._held()
         if not held:
             return edits
         return [edit for edit in edits
                 if not any(holds(held, patch.start, max(patch.end, patch.start + 1)) for patch in edit.patches)]
+
+    def _held(self) -> list[int]:
+        """The best text's offsets that came from the original's failing statement (none: unknown)."""
+        path = self.host.failing_path()
+        return path.held_offsets(self.host.shadow()) if path is not None else []
 
     def _lookup(self) -> ValueLookup | None:
         """The original's run map read through the best text's shadow; None: no map."""
@@ -342,7 +342,8 @@ class Fixpoint:
         context = self._pass_context
         if context is None or context.source.text != best:
             source = Source(best)
-            context = self._pass_context = PassContext(source, self.host.protected(source, self.host.shadow()), original=self.host.reduced_original())
+            context = self._pass_context = PassContext(source, self.host.protected(source, self.host.shadow()),
+                                                       original=self.host.reduced_original(), failing=tuple(self._held()))
             self._valued_context = None
         if values is None:
             return context
@@ -425,8 +426,7 @@ class Fixpoint:
         best = self.host.best_run_map(source.text)  # recorded once per text, by the host
         if best is None:
             return set()
-        path = self.host.failing_path()
-        held = path.held_offsets(self.host.shadow()) if path is not None else []
+        held = self._held()
         chosen = sorted(read)
         refused = refused_by_the_best_run(source, [edits[i] for i in chosen], best, held)
         for i, error in refused.items():

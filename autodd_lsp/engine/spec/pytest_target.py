@@ -34,13 +34,13 @@ from dataclasses import dataclass
 
 from autodd_lsp.engine.spec.errors import UsageError
 from autodd_lsp.execution import FILE, Launch, RunResult
+from autodd_lsp.inlining.project import ROOT_MARKERS
 
 # The test's own environment, plus: no bytecode written beside the user's files (pytest caches
 # the rewritten test module in __pycache__ otherwise).
 PYTEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
 _NODE = re.compile(r"[A-Za-z_]\w*(::[A-Za-z_]\w*)*(\[.*\])?", re.DOTALL)
 _OUTPUT_OPTIONS = ("-p", "no:cacheprovider", "--tb=native", "-q", "-rN", "--no-header", "--color=no", "-s")
-_ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", ".git")
 # pytest's exit statuses (pytest.ExitCode) other than 1, "tests failed"
 _NOT_RUN = {
     0: "the test passes",
@@ -102,7 +102,7 @@ def conftest_files(path: str) -> list[str]:
         if os.path.isfile(conftest):
             found.append(conftest)
         parent = os.path.dirname(folder)
-        if parent == folder or any(os.path.exists(os.path.join(folder, m)) for m in _ROOT_MARKERS):
+        if parent == folder or any(os.path.exists(os.path.join(folder, m)) for m in ROOT_MARKERS):
             break
         folder = parent
     return found[::-1]
