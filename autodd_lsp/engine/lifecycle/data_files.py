@@ -107,6 +107,14 @@ class DataReduction:
         self.seconds = 0.0
         self.tester: CandidateTester | None = None  # while candidates run (cancel_all)
         self.files: tuple[DataFile, ...] = ()  # what `run` found, once it has
+        self._stop = CancelEvent()  # set by `cancel`: the reads run is killed
+
+    def cancel(self) -> None:
+        """Stop now (any thread): the run in flight is killed, `run` returns what it has."""
+        self._stop.set()
+        tester = self.tester
+        if tester is not None:
+            tester.cancel_all()
 
     def run(self) -> tuple[DataFile, ...]:
         started = time.monotonic()
@@ -203,7 +211,7 @@ class DataReduction:
         try:
             with self.launcher.backend("subproc") as backend:
                 CandidateTester(backend, slots, 1, watch=self.watch).run(
-                    probed, self.timeout, CancelEvent()
+                    probed, self.timeout, self._stop
                 )
             try:
                 with open(out, encoding="utf-8", errors="surrogateescape") as file:

@@ -276,8 +276,9 @@ class Reduction:
         session = self._session
         if session is not None:
             session.recorder.cancel()
-            data = self._data.tester if self._data is not None else None
-            for tester in (session.tester, session.final.tester, data):
+            if self._data is not None:
+                self._data.cancel()
+            for tester in (session.tester, session.final.tester):
                 if tester is not None:
                     tester.cancel_all()
 
