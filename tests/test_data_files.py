@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from autodd_lsp.datafiles import left_alone, steps_for
+from autodd_lsp.datafiles import left_alone, shared_columns, split_files, steps_for
 from autodd_lsp.search.blocks import keep_fewer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -268,3 +268,20 @@ def test_the_result_goes_further_with_its_cut_data(tmp_path, no_leftovers):
         check=False,
     )
     assert "could not convert string to float: 'n/a'" in run.stderr
+
+
+def test_columns_two_csv_files_share_are_cut_in_both():
+    files = {
+        "train.csv": b"label,a,b\n1,2,3\n",
+        "test.csv": b"a,b\n4,5\n",
+        "notes.txt": b"a,b\n",
+    }
+    made = shared_columns(files)
+    assert made is not None and made.count == 2  # a and b: label is in one file only
+    joined = made.render([1])
+    assert joined is not None
+    assert split_files(joined) == {
+        "train.csv": b"label,b\n1,3\n",
+        "test.csv": b"b\n5\n",
+    }
+    assert shared_columns({"x.csv": b"a\n1\n", "y.csv": b"b\n2\n"}) is None

@@ -8,6 +8,13 @@ units with the same format-agnostic strategy as a program's edits
 (`autodd_lsp.search.Halves`) and keeps what fails the same way. See notes/data.md.
 """
 
-from autodd_lsp.datafiles.cuts import Cut, Step, left_alone, steps_for
+from autodd_lsp.datafiles.cuts import (
+    Cut,
+    Step,
+    left_alone,
+    shared_columns,
+    split_files,
+    steps_for,
+)
 
-__all__ = ["Cut", "Step", "left_alone", "steps_for"]
+__all__ = ["Cut", "Step", "left_alone", "shared_columns", "split_files", "steps_for"]

@@ -365,3 +365,50 @@ def _npz_axis_step(name: str, axis: int) -> Step:
         )
 
     return step
+
+
+# --- CSV files together ---------------------------------------------------------------------
+
+
+def shared_columns(files: dict[str, bytes]) -> Cut | None:
+    """The columns named alike in the headers of two or more of the CSV files among `files` (name ->
+    bytes), cut together: a training set and a test set whose columns must match (scikit-learn
+    checks the feature names) lose a column in both at once. `render(kept)` gives every CSV file
+    at once, in one blob that `split_files` takes apart. None when no two files share a column."""
+    tables: dict[str, tuple[list[list[str]], str, str]] = {}
+    for name, data in files.items():
+        extension = os.path.splitext(name)[1].lower()
+        text = _text(data) if extension in (".csv", ".tsv") else None
+        delimiter = "\t" if extension == ".tsv" else ","
+        rows = _csv_rows(text, delimiter) if text is not None else None
+        if rows:
+            tables[name] = (rows, delimiter, "\r\n" if "\r\n" in (text or "") else "\n")
+    counts: dict[str, int] = {}
+    for rows, _, _ in tables.values():
+        for column in dict.fromkeys(rows[0]):
+            counts[column] = counts.get(column, 0) + 1
+    order = list(dict.fromkeys(c for rows, _, _ in tables.values() for c in rows[0]))
+    shared = [c for c in order if counts.get(c, 0) >= 2]
+    if not shared:
+        return None
+
+    def render(kept: Sequence[int]) -> bytes | None:
+        gone = set(shared) - {shared[i] for i in kept}
+        parts = {}
+        for name, (rows, delimiter, ending) in tables.items():
+            keep = [i for i, column in enumerate(rows[0]) if column not in gone]
+            out = io.StringIO()
+            writer = csv.writer(out, delimiter=delimiter, lineterminator=ending)
+            for row in rows:
+                writer.writerow([row[i] for i in keep if i < len(row)])
+            parts[name] = out.getvalue().encode("utf-8")
+        return json.dumps({n: d.decode("utf-8") for n, d in parts.items()}).encode(
+            "utf-8"
+        )
+
+    return Cut("shared columns", len(shared), render)
+
+
+def split_files(joined: bytes) -> dict[str, bytes]:
+    """The files of a `shared_columns` rendering, by name."""
+    return {name: text.encode("utf-8") for name, text in json.loads(joined).items()}

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from autodd_lsp.datafiles import Cut, left_alone, steps_for
+from autodd_lsp.datafiles import Cut, left_alone, shared_columns, split_files, steps_for
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
@@ -172,6 +172,7 @@ class DataReduction:
                 )
                 for name in names:
                     current[name] = self._cut(tester, mirror, name, whole[name], limit)
+                current = self._together(tester, mirror, current, limit)
         finally:
             self.tester = None
             self.elsewhere.remove(slots)
@@ -258,6 +259,40 @@ class DataReduction:
             if cut is not None and cut.count:
                 best = self._step(tester, target, cut, best, timeout)
             overwrite(target, best)
+        return best
+
+    def _together(
+        self,
+        tester: CandidateTester,
+        mirror: str,
+        current: dict[str, bytes],
+        timeout: float,
+    ) -> dict[str, bytes]:
+        """The columns the CSV files share (`shared_columns`), cut in all of them at once."""
+        cut = shared_columns(current) if not self.cancelled() else None
+        if cut is None:
+            return current
+        seen: dict[bytes, bool] = {}
+
+        def keeps(kept: list[int]) -> bool:
+            rendered = cut.render(kept)
+            if rendered is None or self.cancelled():
+                return False
+            if rendered not in seen:
+                for name, data in split_files(rendered).items():
+                    overwrite(os.path.join(mirror, name), data)
+                seen[rendered] = self._fails(tester, timeout)
+            return seen[rendered]
+
+        kept, _ = keep_fewer(cut.count, keeps, BUDGET)
+        rendered = cut.render(kept)
+        best = (
+            {**current, **split_files(rendered)}
+            if rendered is not None and seen.get(rendered)
+            else current
+        )
+        for name, data in best.items():
+            overwrite(os.path.join(mirror, name), data)
         return best
 
     def _step(
