@@ -14,7 +14,8 @@ axis). Nothing here knows which units a program needs: the engine tries.
   JSON (.json): elements: every list element and object member, at any depth
       (one unit each, in document order; dropping one drops what it holds);
   NumPy .npy: indices along each axis in turn (`np.take`; at least one kept);
-  NumPy .npz: whole arrays, then each array's axes as for .npy.
+  NumPy .npz: whole arrays, then each array's axes as for .npy;
+  CSV files together (`shared_columns`): the columns two or more headers name.
 
 Units are contiguous runs of the file in order, so the search's halves drop
 whole blocks of rows or lines first. NumPy is imported only for its files;

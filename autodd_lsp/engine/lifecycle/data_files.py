@@ -25,6 +25,7 @@ needs files of that folder, `verify.py`), this runs after it:
      the failing statement's operands (rule 5: what it reads is the data; a
      shorter list, a smaller array is what cutting makes). Files of
      formats not cut (archives, pickles, checkpoints) stay whole, and say why.
+  4. The columns CSV files share, cut in all of them at once (`_together`).
 
 What it returns (`DataFile`, one per file) goes into the `Summary`: the front
 end writes the files beside the result (`x.min.data/`, notes/data.md). A rate
