@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 import tokenize
+from collections.abc import Iterable
 
 
 def read_python_source(path: str) -> str:
@@ -60,14 +61,38 @@ def written_result(path: str) -> bool:
     return os.path.realpath(path) in _RESULTS_WRITTEN
 
 
+def data_folder(output: str) -> str:
+    """Where the data files a result reads go: `out/x.min.py` -> `out/x.min.data` (notes/data.md)."""
+    stem, _ = os.path.splitext(output)
+    return stem + ".data"
+
+
+def write_data_folder(output: str, text: str, files: Iterable[tuple[str, bytes]]) -> str:
+    """The data files a result reads (name relative to the program's folder, bytes) written into
+    OUTPUT's data folder, laid out like the source's, with the result `text` beside them under
+    OUTPUT's name, so it runs from there (notes/data.md); the folder. OSError if it cannot be."""
+    folder = data_folder(output)
+    for name, data in files:
+        path = os.path.join(folder, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write_bytes(path, data)
+    atomic_write(os.path.join(folder, os.path.basename(output)), text)
+    return folder
+
+
 def atomic_write(path: str, text: str) -> None:
     """Write the Python source `text` (see `source_bytes`) to `path` through a temporary file and a rename."""
+    atomic_write_bytes(path, source_bytes(text))
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and a rename (a result: `written_result`)."""
     folder = os.path.dirname(os.path.abspath(path))
     _RESULTS_WRITTEN.add(os.path.realpath(path))
     handle, temp = tempfile.mkstemp(prefix=".autodd-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(source_bytes(text))
+            stream.write(data)
         if os.path.exists(path):
             os.chmod(temp, os.stat(path).st_mode & 0o777)
         else:

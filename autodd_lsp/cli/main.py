@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -60,8 +61,10 @@ from autodd_lsp.engine import (
 from autodd_lsp.files import (
     atomic_write,
     beside_output_path,
+    data_folder,
     read_python_source,
     writable_problem,
+    write_data_folder,
 )
 from autodd_lsp.notebook import (
     NotebookError,
@@ -123,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot write {output}: {writer.error.strerror or writer.error}", EXIT_USAGE)
     print(explain(summary.describe()), file=sys.stderr)
     print(f"autodd: wrote {output}", file=sys.stderr)
+    if summary.data and not summary.cancelled:
+        code = _write_data(output, summary)
+        if code:
+            return code
     extras = [path for path in (args.report, args.emit_test) if path]
     if summary.cancelled:
         if extras:
@@ -136,6 +143,23 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(f"the result did not show the failure in any of its {summary.final_rate.runs} re-runs",
                          EXIT_UNVERIFIED)
         return _fail("the result did not show the failure when re-run (is the failure flaky?)", EXIT_UNVERIFIED)
+    return 0
+
+
+def _write_data(output: str, summary: Summary) -> int:
+    """The files the result reads, as cut (`Summary.data`), in OUTPUT's data folder laid out like the
+    source's, with the result beside them under OUTPUT's name: it runs from there (notes/data.md)."""
+    try:
+        folder = write_data_folder(output, summary.text, ((item.name, item.data) for item in summary.data))
+    except OSError as error:
+        return _fail(f"cannot write {data_folder(output)}: {error.strerror or error}", EXIT_USAGE)
+    before, after = sum(item.before for item in summary.data), sum(item.after for item in summary.data)
+    print(f"autodd: the result reads {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
+          f"({summary.data_candidates} candidates, {summary.data_seconds:.1f} s)", file=sys.stderr)
+    for item in summary.data:
+        print(f"autodd:   {item.describe()}", file=sys.stderr)
+    print(f"autodd: wrote {folder}{os.sep} (run it there: cd {shlex.quote(folder)} && python "
+          f"{shlex.quote(os.path.basename(output))})", file=sys.stderr)
     return 0
 
 

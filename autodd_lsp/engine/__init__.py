@@ -35,6 +35,7 @@ to `ask_failure` and `try_text`) and `output_tail` (the end of an output, for a 
 from autodd_lsp.engine.asking.question import FailureQuestion, ask_failure
 from autodd_lsp.engine.lifecycle.events import (
     Accepted,
+    DataFile,
     Event,
     Failed,
     Finished,
@@ -71,6 +72,7 @@ __all__ = [
     "MATCH_RULES",
     "Accepted",
     "CancelEvent",
+    "DataFile",
     "EngineOption",
     "Event",
     "Failed",

@@ -306,6 +306,7 @@ def bug_report(
         "",
         *_block(run_command, "bash"),
         "",
+        *_data_lines(summary, output_name),
         "## The failure",
         "",
         *failure_lines,
@@ -334,6 +335,36 @@ def bug_report(
         "",
     ]
     return "\n".join(out)
+
+
+SHOWN_DATA = 2048  # a cut text file up to this many bytes is shown in the report
+
+
+def _data_lines(summary: Summary, output_name: str) -> list[str]:
+    """The files the reproducer reads beside it, each with its size before and after it was cut
+    (engine/lifecycle/data_files.py); a small text one shown whole. [] when it reads none."""
+    if not summary.data:
+        return []
+    folder = os.path.splitext(output_name)[0] + ".data"
+    out = [
+        "## The data it reads",
+        "",
+        f"It reads these files beside it, cut with it; they are in {_inline(folder + '/')}, laid out as it opens "
+        f"them, with {_inline(output_name)} beside them: run it in that folder.",
+        "",
+        "| file | bytes before | bytes after | how |",
+        "|---|---:|---:|---|",
+        *(f"| {_inline(d.name)} | {d.before:,} | {d.after:,} | {d.how} |" for d in summary.data),
+        "",
+    ]
+    for item in summary.data:
+        if item.after <= SHOWN_DATA and b"\0" not in item.data:
+            try:
+                text = item.data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            out += [f"{_inline(item.name)}:", "", *_block(text.rstrip("\n"), "text"), ""]
+    return out
 
 
 def _rate_lines(summary: Summary) -> list[str]:

@@ -45,7 +45,7 @@ from autodd_lsp.engine import (
     ask_failure,
     output_tail,
 )
-from autodd_lsp.files import atomic_write, beside_output_path
+from autodd_lsp.files import atomic_write, beside_output_path, write_data_folder
 from autodd_lsp.kinds import one_of
 from autodd_lsp.notebook import NotebookProgram
 from autodd_lsp.server.person_lsp import edited_line, line_diagnostic, lost_message
@@ -408,6 +408,12 @@ class MinimizeRun:
             return self._result("cancelled", DOCUMENT_EDITED, summary, with_output=False)
         atomic_write(self.output_path, summary.text)
         message = summary.describe()
+        if summary.data and not summary.cancelled:  # the files it reads, cut with it (notes/data.md)
+            try:
+                folder = write_data_folder(self.output_path, summary.text, ((d.name, d.data) for d in summary.data))
+                message += f" The data it reads, cut: {'; '.join(d.describe() for d in summary.data)}; in {folder}/."
+            except OSError as error:
+                message += f" Its data folder could not be written: {error.strerror or error}."
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
         if not summary.cancelled:  # the failure kept is options.spec, for a report or a test

@@ -82,6 +82,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
   '--ray-address': 'autodd.rayAddress',
   '--match': 'autodd.match',
   '--keep-imports': 'autodd.keepImports',
+  '--no-data': 'autodd.noData',
   '--python': 'autodd.interpreter',
   '--stdin': 'autodd.stdin',
   '--passes-with': 'autodd.passesWith',

@@ -97,6 +97,7 @@ export interface RunOptions {
   output?: unknown;
   match?: unknown;
   keepImports?: unknown;
+  noData?: unknown;
   repeat?: unknown;
   gpus?: unknown;
   runsPerGpu?: unknown;

@@ -70,6 +70,22 @@ class Accepted:
 
 
 @dataclass(frozen=True)
+class DataFile:
+    """A file the result reads beside it, as the result needs it (`engine/lifecycle/data_files.py`):
+    `name` relative to the program's folder, its size `before` and `after` (bytes), the bytes to
+    write beside the result (`data`), and how it was cut (`how`: "csv, cut", "a pickle, not cut")."""
+
+    name: str
+    before: int
+    after: int
+    data: bytes
+    how: str
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.before:,} -> {self.after:,} bytes ({self.how})"
+
+
+@dataclass(frozen=True)
 class Summary:
     original: Size
     final: Size
@@ -96,6 +112,11 @@ class Summary:
     # A numeric comparison that fails (oracle/operands.py): its record in the original's run and the result's.
     original_comparison: dict[str, Any] | None = None
     final_comparison: dict[str, Any] | None = None
+    # The files the result reads beside it, cut with it (data_files.py); () when it reads none (or
+    # fails alone, or --no-data). `data_seconds`, `data_candidates`: what cutting them took.
+    data: tuple[DataFile, ...] = ()
+    data_candidates: int = 0
+    data_seconds: float = 0.0
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats
@@ -153,6 +174,7 @@ Event = Started | PassStarted | Progress | Accepted | Notice | Finished | Failed
 
 __all__ = [
     "Accepted",
+    "DataFile",
     "Event",
     "Failed",
     "Finished",

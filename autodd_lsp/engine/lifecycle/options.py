@@ -216,6 +216,10 @@ class ReduceOptions(RunOptions):
     inline_modules: bool = option(True, flag="--keep-imports",
                                   help="keep the imports of the program's own modules instead of inlining them "
                                        "(the reduction then stays in SOURCE; the result needs those modules beside it)")
+    # Cut the data files the result reads beside it too (engine/lifecycle/data_files.py, notes/data.md).
+    reduce_data: bool = option(True, flag="--no-data",
+                               help="leave the data files the result reads beside it whole (by default they are "
+                                    "cut with it and written beside the result, in OUTPUT's .data folder)")
     # Reduce with the imports kept first, then inline what the result still imports (engine/lifecycle/inlined.py);
     # False inlines every module before reducing (no flag: what the benchmark compares with).
     inline_lazily: bool = option(True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from autodd_lsp.engine.candidate.candidates import CandidateTester, JobSlots
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.mirror import FolderMirror
 from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
+from autodd_lsp.engine.lifecycle.data_files import DataReduction
 from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.lifecycle.inlined import inline_reduced
 from autodd_lsp.engine.lifecycle.options import ReduceOptions
@@ -47,6 +49,7 @@ from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.files import overwrite, private_tempdir, source_bytes
 from autodd_lsp.inlining.project import import_roots
 from autodd_lsp.syntax.metrics import size_of
 from autodd_lsp.syntax.parsing import parse
@@ -70,6 +73,9 @@ class Reduction:
         # A pytest test of the file (engine/spec/pytest_target.py), or None: the file runs as a script.
         self._pytest = PytestTest(options.test) if options.test else None
         self._session: Session | None = None  # the run's parts, once it has started
+        self._data: DataReduction | None = None  # the result's data files cut (data_files.py), once they are
+        self._nested: Reduction | None = None  # the result reduced again with its cut data, while it is
+        self._again_cost: tuple[int, float] = (0, 0.0)  # its candidates and seconds, once it ran
         # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
@@ -90,9 +96,21 @@ class Reduction:
         watch = FolderWatch([os.path.dirname(self.path)], working_folder=self.options.cwd or os.getcwd())
         claim = watch.claim()
         try:
-            return self._run(watch)
+            summary = self._run(watch)
         finally:
             claim.release()
+        # Once more where it reads its cut data, in a folder of its own (the claim released: it is below
+        # the temporary folder, which may sit below this one).
+        again = self._again(self._data) if self._data is not None and summary.verified else None
+        if again is not None:
+            summary = replace(summary, text=again.text, final=again.final,
+                              final_failure_line=again.final_failure_line or summary.final_failure_line)
+        if self._data is not None:
+            summary = replace(summary, data=self._data.files,
+                              data_candidates=self._data.candidates + self._again_cost[0],
+                              data_seconds=self._data.seconds + self._again_cost[1])
+        self._reporter.emit(Finished(summary))
+        return summary
 
     def _run(self, watch: FolderWatch) -> Summary:
         original = self._reporter.size
@@ -135,6 +153,15 @@ class Reduction:
                 verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
                 if final.went_back and not self.cancelled and self.options.backend_to_use != "subproc":
                     verified = self._go_on_fresh(session, slots, jobs)
+            if verified and final.needs_folder and self.options.reduce_data and not self.cancelled \
+                    and not self._pytest and not launcher.launch.shell:
+                data = self._data = DataReduction(
+                    self.path, self.best_text, launcher, session.tester.rules,
+                    self._texts.statements_of(lambda: self._texts.shadow), self.options.timeout, watch,
+                    lambda: self.cancelled, self._reporter.notice, session.elsewhere,
+                    "subproc" if self.options.backend_to_use == "ray" else self.options.backend_to_use,
+                    top_level_imports(self._texts.tree))
+                data.run()
         except NotReproducible as error:
             self._reporter.emit(Failed(str(error), error.output_tail))
             raise
@@ -151,7 +178,7 @@ class Reduction:
             session.recorder.stop()
             session.close()
             slots.remove()
-        summary = Summary(
+        return Summary(
             original, size_of(self.best_text), self.best_text, self._reporter.stats(), self.cancelled, verified,
             rule=checks.rule,
             original_failure_line=user_line if checks.observation is not None else "",
@@ -162,8 +189,6 @@ class Reduction:
             original_comparison=checks.original_comparison,
             final_comparison=final.comparison,
         )
-        self._reporter.emit(Finished(summary))
-        return summary
 
     def _reduce(self, session: Session, pool: ThreadPoolExecutor, slots: JobSlots) -> None:
         """The pass groups to a fixpoint, then the tidy passes. A script that imports its own modules
@@ -191,6 +216,36 @@ class Reduction:
         session.recorder.restart(slots, self.cancelled)
         session.fixpoint.run(pool)
 
+    def _again(self, data: DataReduction) -> Summary | None:
+        """The result reduced once more where it reads the cut data: a nested reduction of it, in a
+        private folder laid out as its data folder (`notes/data.md`), with the same options but the
+        data left as it is. Its summary when it ends verified and smaller; else None (a notice)."""
+        if self.cancelled or not any(item.after < item.before for item in data.files):
+            return None
+        folder = private_tempdir("again")
+        try:
+            for item in data.files:
+                os.makedirs(os.path.dirname(os.path.join(folder, item.name)), exist_ok=True)
+                overwrite(os.path.join(folder, item.name), item.data)
+            path = os.path.join(folder, os.path.basename(self.path))
+            overwrite(path, source_bytes(self.best_text))
+            options = replace(self.options, reduce_data=False, cwd=folder,
+                              stdin=self.options.stdin_path() if self.options.stdin else "")
+            nested = self._nested = Reduction(self.best_text, path, options)
+            if self.cancelled:
+                return None
+            summary = nested.run()
+            self._again_cost = (summary.stats.candidates_run, summary.stats.elapsed)
+        except (NotReproducible, UsageError) as error:
+            self._reporter.notice(f"the result was not reduced again with its cut data: {error}")
+            return None
+        finally:
+            self._nested = None
+            shutil.rmtree(folder, ignore_errors=True)
+        if summary.cancelled or not summary.verified or summary.final.nodes >= size_of(self.best_text).nodes:
+            return None
+        return summary
+
     def _go_on_fresh(self, session: Session, slots: JobSlots, jobs: int) -> bool:
         """After the final check went back to an older text (the candidates' runs and a fresh
         interpreter disagreed, `verify.py`): the reduction goes on from it with every candidate
@@ -215,9 +270,14 @@ class Reduction:
     def cancel(self) -> None:
         """Stop as soon as possible (any thread); run() returns the best text so far."""
         self._stopped.set()
+        nested = self._nested
+        if nested is not None:
+            nested.cancel()
         session = self._session
         if session is not None:
             session.recorder.cancel()
+            if self._data is not None:
+                self._data.cancel()
             for tester in (session.tester, session.final.tester):
                 if tester is not None:
                     tester.cancel_all()

@@ -71,6 +71,8 @@ class Session:
         self.final = FinalCheck(self.checks, texts, launcher, pytest, self.accept, lambda: self.cancelled,
                                 reporter.notice, tester.watch, tester.jobs)
         self.fixpoint = Fixpoint(self)
+        # Slots of runs after the final check (the data files cut, data_files.py): their tracebacks are the program's.
+        self.elsewhere: list[JobSlots] = []
         # From -j 2, the fixpoint's next searches run ahead on idle jobs (lookahead.py).
         self.lookahead = self.fixpoint.lookahead = (
             Lookahead(tester, slots, lambda: self.checks.run_seconds) if tester.jobs > 1 else None)
@@ -222,9 +224,10 @@ class Session:
     def _is_program(self, file: str) -> bool:
         """Whether a traceback's file is the program (the source, or a candidate of it)."""
         verify = self.final.slots
-        return file == self.path or self.slots.is_program(file) or (verify is not None and verify.is_program(file))
+        return file == self.path or self.slots.is_program(file) or (verify is not None and verify.is_program(file)) \
+            or any(slots.is_program(file) for slots in self.elsewhere)
 
     def _program_paths(self) -> tuple[str, ...]:
         verify = self.final.slots.paths if self.final.slots is not None else ()
-        return (*self.slots.paths, *verify, self.path)
+        return (*self.slots.paths, *verify, *(p for slots in self.elsewhere for p in slots.paths), self.path)
 

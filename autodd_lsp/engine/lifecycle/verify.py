@@ -88,12 +88,13 @@ class FinalCheck:
         self.comparison: dict[str, Any] | None = None  # the result's failing comparison (operand_rule.py)
         self.slots: JobSlots | None = None  # where the result runs alone, while it does
         self.tester: CandidateTester | None = None  # the fresh interpreter's, while the check runs
+        self.needs_folder = False  # verified only beside the source: the result reads files there
         self.went_back = False  # the last run went back to an older text, which fails fresh, over a disagreement
         self.shown = ""  # what the last measured run that did not fail the same way showed (one line)
 
     def run(self, slots: JobSlots, rules: Rules, backend_name: str) -> bool:
         """Whether the result (after the bisection, if it came to that) still fails the same way."""
-        self.went_back = False
+        self.went_back = self.needs_folder = False
         if self.cancelled():
             return False
         observation = self.checks.observation
@@ -122,6 +123,7 @@ class FinalCheck:
         if self.pytest or self.cancelled():
             return False
         verified = self._check(self.launcher.backend("subproc"), slots, rules, backend_name, self.watch, "always")
+        self.needs_folder = verified
         if verified and not self.went_back:  # (going back, the text that fails alone may come later)
             self.notice(f"the result does not fail alone in an empty folder, only beside "
                         f"{os.path.basename(self.checks.path)}: it needs files of that folder")

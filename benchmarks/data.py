@@ -1,0 +1,228 @@
+"""The data files a result reads, cut with it (issue 43): sizes before and after, and what it costs.
+
+    python benchmarks/data.py [--digitizer PATH/TO/main.py --python PYTHON_WITH_PANDAS_AND_SKLEARN]
+
+Each case is copied into a temporary folder and reduced by the CLI (`-o out/<name>.min.py`,
+`-j 1`); the summary's data lines give each file's size before and after, the candidates and
+seconds the cutting added; then `out/<name>.min.data/` is copied into an empty folder and the
+result run there alone (the failure line must show). Cases:
+
+- `data_beside` (the corpus): a site report reading its 121-byte `measurements.csv`;
+- `three_formats`: a program reading a 541 KB CSV, a 99 KB text file and an 80 KB `.npy`
+  (the data written here from a fixed seed: the program of tests/test_data_files.py, larger);
+- `digitizer` (with `--digitizer`): Skrynia/Digitizer `main.py` at ba00331, a public decision-tree
+  digit classifier (pandas, scikit-learn) that reads `train.csv` (785 columns) and `test.csv`
+  (784) beside it and builds its submission with `numpy.arange(1, 28001)`: with a test set of
+  another size, `ValueError: All arrays must be of the same length`. Its code is not kept here:
+  pass the file. Its data is MNIST-shaped, written here (2,000 and 1,000 rows, 80% zero pixels).
+
+Prints one Markdown table (benchmarks/data.md holds a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.corpus.cases import CORPUS_DIR
+
+THREE_FORMATS = """\
+import csv
+import os
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "data", "train.csv")) as f:
+    rows = list(csv.DictReader(f))
+with open(os.path.join(here, "vocab.txt")) as f:
+    words = f.read().split()
+feats = np.load(os.path.join(here, "feats.npy"))
+labels = [int(r["label"]) for r in rows]
+weights = feats[:, :3]
+total = sum(labels)
+if "zebra" in words and max(labels) == 9:
+    raise ValueError(f"bad label for width {weights.shape[1]}")
+print(total)
+"""
+
+
+def build_data_beside(folder: Path) -> tuple[Path, str]:
+    for name in ("site_report.py", "units.py", "measurements.csv"):
+        shutil.copyfile(CORPUS_DIR / "data_beside" / name, folder / name)
+    return folder / "site_report.py", "could not convert string to float"
+
+
+def build_three_formats(folder: Path) -> tuple[Path, str]:
+    rng = np.random.default_rng(0)
+    (folder / "data").mkdir()
+    with open(folder / "data" / "train.csv", "w") as f:
+        f.write("label," + ",".join(f"px{i}" for i in range(50)) + "\n")
+        for label in rng.integers(0, 10, 3000):
+            f.write(
+                f"{label}," + ",".join(str(v) for v in rng.integers(0, 255, 50)) + "\n"
+            )
+    words = ["apple", "banana", "cherry", "zebra", "kiwi"]
+    (folder / "vocab.txt").write_text(
+        "".join(" ".join(rng.choice(words, 8)) + "\n" for _ in range(2000))
+    )
+    np.save(folder / "feats.npy", rng.random((500, 20)))
+    (folder / "prog.py").write_text(THREE_FORMATS)
+    return folder / "prog.py", "bad label for width"
+
+
+def mnist_like(path: Path, rows: int, label: bool, rng: np.random.Generator) -> None:
+    pixels = rng.integers(0, 256, (rows, 784)) * (rng.random((rows, 784)) > 0.8)
+    with open(path, "w") as f:
+        f.write(
+            ",".join((["label"] if label else []) + [f"pixel{i}" for i in range(784)])
+            + "\n"
+        )
+        for row in range(rows):
+            f.write(
+                ",".join(
+                    ([str(rng.integers(0, 10))] if label else [])
+                    + [str(v) for v in pixels[row]]
+                )
+                + "\n"
+            )
+
+
+def digitizer_builder(program: Path):
+    def build(folder: Path) -> tuple[Path, str]:
+        rng = np.random.default_rng(0)
+        shutil.copyfile(program, folder / "main.py")
+        mnist_like(folder / "train.csv", 2000, True, rng)
+        mnist_like(folder / "test.csv", 1000, False, rng)
+        return folder / "main.py", "All arrays must be of the same length"
+
+    return build
+
+
+def run_case(name: str, build, python: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"autodd-data-{name}-") as root:
+        project, out, alone = (
+            Path(root, "project"),
+            Path(root, "out"),
+            Path(root, "alone"),
+        )
+        project.mkdir()
+        out.mkdir()
+        source, message = build(project)
+        program_bytes = source.stat().st_size
+        started = time.monotonic()
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autodd_lsp",
+                str(source),
+                "--err-msg",
+                message,
+                "-o",
+                str(out / f"{name}.min.py"),
+                "-j",
+                "1",
+                "--python",
+                python,
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=project,
+        )
+        seconds = time.monotonic() - started
+        row = {
+            "case": name,
+            "rc": done.returncode,
+            "seconds": seconds,
+            "program": program_bytes,
+        }
+        summary = re.search(
+            r"Done: (\d+) -> (\d+) non-blank lines?, (\d+) -> (\d+) AST nodes.*?(\d+) candidates? run",
+            done.stderr,
+        )
+        if summary:
+            row["lines"] = f"{summary[1]} -> {summary[2]}"
+            row["nodes"] = f"{summary[3]} -> {summary[4]}"
+            row["candidates"] = int(summary[5])
+        data = re.search(
+            r"beside it: ([\d,]+) -> ([\d,]+) bytes \((\d+) candidates, ([\d.]+) s\)",
+            done.stderr,
+        )
+        row["files"] = re.findall(
+            r"autodd:   (\S+): ([\d,]+) -> ([\d,]+) bytes \(([^)]*)\)", done.stderr
+        )
+        row["notes"] = re.findall(r"autodd: note: (.*)", done.stderr)
+        if data:
+            row["data"] = (data[1], data[2], int(data[3]), float(data[4]))
+            shutil.copytree(out / f"{name}.min.data", alone)
+            check = subprocess.run(
+                [python, f"{name}.min.py"],
+                cwd=alone,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=300,
+            )
+            row["alone"] = message in check.stdout + check.stderr
+        return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--digitizer", help="Skrynia/Digitizer's main.py (ba00331)")
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter the programs run with"
+    )
+    args = parser.parse_args()
+    cases = [("data_beside", build_data_beside), ("three_formats", build_three_formats)]
+    if args.digitizer:
+        cases.append(("digitizer", digitizer_builder(Path(args.digitizer).resolve())))
+    print(
+        "| case | program (bytes; lines; nodes) | file | bytes before | bytes after | how | "
+        "data candidates | data s | whole run s | fails alone with its data |"
+    )
+    print("|---|---|---|---:|---:|---|---:|---:|---:|---|")
+    for name, build in cases:
+        row = run_case(name, build, args.python)
+        program = (
+            f"{row['program']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')}"
+        )
+        data = row.get("data")
+        cells = [str(data[2]), f"{data[3]:.1f}"] if data else ["", ""]
+        alone = ("yes" if row.get("alone") else "NO") if data else ""
+        for index, (file, before, after, how) in enumerate(
+            row["files"] or [("-", "", "", "")]
+        ):
+            head = [name, program] if index == 0 else ["", ""]
+            tail = (
+                [*cells, f"{row['seconds']:.1f}", alone]
+                if index == 0
+                else ["", "", "", ""]
+            )
+            print(
+                "| "
+                + " | ".join([*head, f"`{file}`", before, after, how, *tail])
+                + " |"
+            )
+        for note in row["notes"]:
+            print(f"<!-- {name}: {note} -->", file=sys.stderr)
+        if row["rc"]:
+            print(f"{name}: exit status {row['rc']}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parent.parent))
+    main()
