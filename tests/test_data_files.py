@@ -6,6 +6,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,3 +287,35 @@ def test_columns_two_csv_files_share_are_cut_in_both():
         "test.csv": b"b\n5\n",
     }
     assert shared_columns({"x.csv": b"a\n1\n", "y.csv": b"b\n2\n"}) is None
+
+
+@pytest.mark.slow
+def test_a_path_built_from_the_programs_folder_stays_an_expression(tmp_path, no_leftovers):
+    """`os.path.join(HERE, "readings.csv")` was recorded as this machine's absolute path and written
+    in: the result read the user's file wherever it ran, and its data could not be cut (the corpus's
+    data_beside). An absolute path is not a value to write in: the result keeps the expression,
+    and its data is cut into the data folder."""
+    project = Path(tempfile.mkdtemp(prefix="p", dir="/tmp"))  # short: the recorded strings are short ones
+    try:
+        _path_written_in(project, tmp_path)
+    finally:
+        shutil.rmtree(project)
+
+
+def _path_written_in(project, tmp_path):
+    (project / "readings.csv").write_text("site,value\n" + "north,1.5\n" * 300 + "south,oops\n" + "east,2\n" * 50)
+    (project / "report.py").write_text(
+        "import csv\nimport os\n\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+        'DATA = os.path.join(HERE, "readings.csv")\n\n\ndef load(path):\n'
+        '    with open(path, newline="") as handle:\n        return list(csv.DictReader(handle))\n\n\n'
+        "for row in load(DATA):\n    print(row['site'], float(row['value']))\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    done = autodd(project / "report.py", "--err-msg", "could not convert string to float", "-o",
+                  out / "report.min.py", cwd=project)
+    assert done.returncode == 0, done.stderr
+    result = (out / "report.min.py").read_text()
+    assert str(project) not in result, result
+    cut = out / "report.min.data" / "readings.csv"
+    assert cut.exists() and len(cut.read_text()) < 100, done.stderr

@@ -22,8 +22,8 @@ as in a plain run:
   statements ran at all; the engine proposes removing the others first).
 
 For each it keeps a kind (value, module, class, function, instance) and, for
-simple values (numbers, short strings without whitespace, bools, None, small
-tuples of them), their `repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
+simple values (numbers, short strings without whitespace and not an absolute
+path, bools, None, small tuples of them), their `repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
 records are written as JSON when the program ends (atexit, last of all
 handlers); a program killed or ending with `os._exit` records nothing.
 """
@@ -60,6 +60,8 @@ def _simple_repr(value, depth=0):
         return repr(value)
     if kind is float:
         return repr(value) if math.isfinite(value) else None
+    if kind is str and os.path.isabs(value):
+        return None  # this machine's path (`os.path.join(HERE, "data.csv")`): written in, it would read the user's file
     if kind is str or kind is bytes:
         return repr(value) if len(value) <= _STR_LIMIT and not value.split()[1:] else None
     if kind is tuple and depth == 0 and len(value) <= _TUPLE_LIMIT:
