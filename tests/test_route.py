@@ -29,3 +29,23 @@ def test_a_method_reached_through_a_chain_of_objects_is_called_directly(program,
     (alone / "split.py").write_text(summary.text)
     run = subprocess.run([sys.executable, "split.py"], cwd=alone, capture_output=True, text=True, check=False)
     assert run.stderr.rstrip().endswith("ZeroDivisionError: float division by zero"), run.stderr
+
+
+def test_a_collapsed_route_that_changes_the_failures_operands_is_refused(program, no_leftovers):
+    """The failing method reads state earlier calls built. Called on a new instance with its
+    recorded argument, it fails on the same line with the same message words, but reading 2
+    where the user's run read 12: the failing statement's operands differ, so the judge refuses
+    the collapsed route like any other candidate, and the ticks that built the reading stay."""
+    text = (
+        "class Meter:\n    def __init__(self, start):\n        self.count = start\n\n"
+        "    def tick(self, n):\n        self.count += n\n\n"
+        "    def check(self, day):\n"
+        "        assert self.count % 5 != 2, f'day {day}: reading {self.count}'\n\n\n"
+        "meter = Meter(2)\nfor day, n in enumerate([4, 3, 3]):\n    meter.tick(n)\n    meter.check(day)\n"
+    )
+    path = program("meter.py", text)
+    summary = Reduction(text, str(path), ReduceOptions(err_msg="reading")).run()
+    assert summary.verified and summary.final_failure_line.endswith("reading 12"), summary.final_failure_line
+    assert ".check(2)\n" not in summary.text.replace("meter.check(2)", ""), summary.text
+    assert "self.count += n" in summary.text, summary.text
+    assert "assert self.count % 5 != 2, f'day {day}: reading {self.count}'" in summary.text
