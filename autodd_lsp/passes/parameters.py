@@ -32,9 +32,7 @@ from autodd_lsp.syntax.source import Source, Span
 
 
 def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
-    """Calls by the name they use: `f(...)` and `obj.f(...)` both count for `f`; a module called
-    on the instance it builds (`Attention()(x, freqs_cis)`, as the route pass writes it) for
-    `forward`."""
+    """Calls by the name they use: `f(...)` and `obj.f(...)` both count for `f`."""
     calls: dict[str, list[ast.Call]] = defaultdict(list)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -42,8 +40,6 @@ def call_sites(tree: ast.AST) -> dict[str, list[ast.Call]]:
                 calls[node.func.id].append(node)
             elif isinstance(node.func, ast.Attribute):
                 calls[node.func.attr].append(node)
-            elif isinstance(node.func, ast.Call) and isinstance(node.func.func, ast.Name):
-                calls["forward"].append(node)
     return calls
 
 

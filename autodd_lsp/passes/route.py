@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
-from autodd_lsp.syntax.patch import Edit, Patch
+from autodd_lsp.syntax.patch import Edit, Patch, delete
 from autodd_lsp.syntax.source import Source, last_line
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -171,4 +171,40 @@ class CallTheFailingFunction(ReductionPass):
         text = source.indent_of_line(start.lineno) + call + "\n"
         if source.text[first:end] == text:
             return []
-        return [Edit((Patch(first, end, lambda render: text),), self.name, weight=max(1, end - first - len(text)))]
+        call_patch = Patch(first, end, lambda render: text)
+        plain = Edit((call_patch,), self.name, weight=max(1, end - first - len(text)))
+        dead = [source.stmt_lines_span(d) for d in dead_after(ctx, start, call)]
+        if not dead:
+            return [plain]
+        # with the definitions only the route used: the call alone is often longer than the
+        # statement it replaces (`Classifier()()`), and a candidate must be smaller
+        patches = sorted([call_patch, *(delete(*span) for span in dead)], key=lambda p: p.start)
+        weight = plain.weight + sum(e - s for s, e in dead)
+        return [Edit(tuple(patches), self.name, weight=weight), plain]
+
+
+def dead_after(ctx: PassContext, start: ast.stmt, call: str) -> list[ast.stmt]:
+    """The top-level defs and classes nothing reads once `start` is `call`: from the module's
+    other statements and the call, by the names they read, through the definitions they reach."""
+    tree = ctx.source.tree
+    defined: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            defined[node.name] = node if node.name not in defined else start  # twice: never dead
+    inside_start = {id(n) for n in ast.walk(start)}
+    wanted = _reads(ast.parse(call))
+    for node in tree.body:
+        if not isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            wanted |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in inside_start}
+    live: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name in defined and name not in live:
+            live.add(name)
+            wanted |= _reads(defined[name])
+    return [node for name, node in defined.items() if name not in live and node is not start
+            and not ctx.is_frozen(node) and ctx.source.owns_its_lines(node)]
+
+
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
