@@ -164,7 +164,7 @@ class FolderWatch:
                 path = os.path.join(folder, name)
                 if _OWN.match(name) or _OTHERS.match(name) or written_result(path) or not _created_since(path, since):
                     continue
-                if _remove(path):
+                if remove_entry(path):
                     removed.append(path)
         if removed:
             with self._lock:
@@ -203,7 +203,8 @@ def _created_since(path: str, since_ns: int) -> bool:
         return False
 
 
-def _remove(path: str) -> bool:
+def remove_entry(path: str) -> bool:
+    """Remove a file, link or folder (a link to a folder: the link); False if it could not be."""
     try:
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)

@@ -43,6 +43,8 @@ import os
 import re
 import shutil
 
+from autodd_lsp.engine.candidate.clean_runs import remove_entry
+
 COPY_AT_MOST = 1 << 20  # bytes of one file copied into a mirror; a bigger one is linked
 COPIES_AT_MOST = 500  # files copied into one slot's mirror (Python files first)
 COPY_BYTES_AT_MOST = 64 << 20  # bytes copied into one slot's mirror
@@ -146,7 +148,7 @@ class FolderMirror:
                 continue
             for name in present:
                 if name not in names:
-                    _remove(os.path.join(mirrored, name))
+                    remove_entry(os.path.join(mirrored, name))
 
 
 def _is_python(name: str) -> bool:
@@ -176,11 +178,3 @@ def _depth(rel: str) -> int:
     return len(rel.split(os.sep)) if rel else 0
 
 
-def _remove(path: str) -> None:
-    try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.remove(path)
-    except OSError:
-        pass

@@ -273,25 +273,12 @@ class DataReduction:
         cut = shared_columns(current) if not self.cancelled() else None
         if cut is None:
             return current
-        seen: dict[bytes, bool] = {}
+        def write(rendered: bytes) -> None:
+            for name, data in split_files(rendered).items():
+                overwrite(os.path.join(mirror, name), data)
 
-        def keeps(kept: list[int]) -> bool:
-            rendered = cut.render(kept)
-            if rendered is None or self.cancelled():
-                return False
-            if rendered not in seen:
-                for name, data in split_files(rendered).items():
-                    overwrite(os.path.join(mirror, name), data)
-                seen[rendered] = self._fails(tester, timeout)
-            return seen[rendered]
-
-        kept, _ = keep_fewer(cut.count, keeps, BUDGET)
-        rendered = cut.render(kept)
-        best = (
-            {**current, **split_files(rendered)}
-            if rendered is not None and seen.get(rendered)
-            else current
-        )
+        rendered = self._fewest(tester, cut, write, timeout)
+        best = {**current, **split_files(rendered)} if rendered is not None else current
         for name, data in best.items():
             overwrite(os.path.join(mirror, name), data)
         return best
@@ -305,6 +292,18 @@ class DataReduction:
         timeout: float,
     ) -> bytes:
         """The file at `target` (now `best`) with as few of `cut`'s units as keep the failure."""
+        rendered = self._fewest(tester, cut, lambda data: overwrite(target, data), timeout)
+        return rendered if rendered is not None else best
+
+    def _fewest(
+        self,
+        tester: CandidateTester,
+        cut: Cut,
+        write: Callable[[bytes], None],
+        timeout: float,
+    ) -> bytes | None:
+        """`cut` rendered with as few units as keep the failure (each rendering put in place by
+        `write`, run once); None when no rendering kept it."""
         seen: dict[bytes, bool] = {}
 
         def keeps(kept: list[int]) -> bool:
@@ -312,10 +311,10 @@ class DataReduction:
             if rendered is None or self.cancelled():
                 return False
             if rendered not in seen:
-                overwrite(target, rendered)
+                write(rendered)
                 seen[rendered] = self._fails(tester, timeout)
             return seen[rendered]
 
         kept, _ = keep_fewer(cut.count, keeps, BUDGET)
         rendered = cut.render(kept)
-        return rendered if rendered is not None and seen.get(rendered) else best
+        return rendered if rendered is not None and seen.get(rendered) else None
