@@ -1,12 +1,16 @@
 """The route to the failure goes (passes/route.py): the function that holds the failing
 statement is called directly, with the values of the original's run, by the real engine."""
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.engine.lifecycle.events import Event, Notice
+from autodd_lsp.passes import route
 
 pytestmark = pytest.mark.slow
 
@@ -49,3 +53,45 @@ def test_a_collapsed_route_that_changes_the_failures_operands_is_refused(program
     assert ".check(2)\n" not in summary.text.replace("meter.check(2)", ""), summary.text
     assert "self.count += n" in summary.text, summary.text
     assert "assert self.count % 5 != 2, f'day {day}: reading {self.count}'" in summary.text
+
+
+def test_a_method_that_needs_its_instances_state_is_called_with_that_state_written_in(program, no_leftovers):
+    """TheAlgorithms' Dijkstra at the commit before its fix (the benchmark's copy): the heap's
+    min_heapify calls its array once the queue holds four nodes, reached through a graph, its
+    edges and the search's loop of inserts and extractions. A person writes the heap's array
+    and size into a new queue and calls min_heapify; so does the result, with the values the
+    array had at the failing call. The failing line and the parameter it reads stay."""
+    original = (Path(__file__).parent.parent / "benchmarks" / "corpus" / "public" / "dijkstra_algorithm.py").read_text()
+    path = program("dijkstra_algorithm.py", original)
+    summary = Reduction(original, str(path), ReduceOptions(err_msg="'list' object is not callable")).run()
+    assert summary.verified
+    text = summary.text
+    assert "class Graph" not in text and "def insert" not in text, text
+    assert re.search(r"^(\w+) = PriorityQueue\(\)\n(\1\.\w+ = .*\n)*\1\.array = \[\(\d+, \d+\), ", text, re.M), text
+    assert re.search(r"^\w+\.min_heapify\(\d\)$", text, re.M), text
+    assert "def min_heapify(self, idx):" in text, text  # the failing line reads idx: it stays bound
+    assert "if lc < self.cur_size and self.array(lc)[0] < self.array[idx][0]:" in text, text
+    alone = path.parent / "alone"
+    alone.mkdir()
+    (alone / "heap.py").write_text(text)
+    run = subprocess.run([sys.executable, "heap.py"], cwd=alone, capture_output=True, text=True, check=False)
+    assert run.stderr.rstrip().endswith("TypeError: 'list' object is not callable"), run.stderr
+
+
+def test_a_pass_that_raises_is_skipped_and_named_while_the_reduction_goes_on(program, no_leftovers, monkeypatch):
+    """A bug of ours in one pass (here the route pass, made to raise on every text) costs that
+    pass, not the user's run: the others still reduce the program, and the user is told once
+    which pass failed and how."""
+
+    def broken(self, ctx):
+        raise RuntimeError("a text the pass did not expect")
+
+    monkeypatch.setattr(route.CallTheFailingFunction, "propose", broken)
+    text = "def share(total, people):\n    return total / people\n\n\nunused = [1, 2, 3]\nprint(share(10, 0))\n"
+    path = program("share.py", text)
+    events: list[Event] = []
+    summary = Reduction(text, str(path), ReduceOptions(err_msg="division by zero"), events.append).run()
+    assert summary.verified and "unused" not in summary.text, summary.text
+    notices = [e.message for e in events if isinstance(e, Notice) and "call the failing function" in e.message]
+    assert notices == ["the pass 'call the failing function directly' failed on this program "
+                       "(RuntimeError: a text the pass did not expect) and was skipped; please report it"], notices

@@ -15,8 +15,11 @@ as in a plain run:
 * every expression read by the program (not constants, callees, annotations,
   match patterns) becomes `__autodd_value__(i, expr)`, which
   returns the value unchanged;
-* every function's body first calls `__autodd_params__(j, (a, b, ...))` with its
-  named parameters (after the docstring, so `__doc__` stays);
+* every function's body first calls `__autodd_params__(j, (a, b, ...), t)` with its
+  named parameters (after the docstring, so `__doc__` stays); for a method (first
+  parameter `self`), t keys the instance's state at the call: its attributes whose
+  values are plain data (numbers, short strings, and small lists, tuples, sets and
+  dicts of them), each written as Python text, the last call's;
 * every statement (but a docstring or a `__future__` import) is preceded by
   `__autodd_ran__(k)` at its own position (`set.add`: the run map, which
   statements ran at all; the engine proposes removing the others first).
@@ -38,6 +41,8 @@ import types
 
 _STR_LIMIT = 40  # and no whitespace: a dtype, a key, a name; never a message
 _TUPLE_LIMIT = 8
+_STATE_ITEMS = 32  # a container of an instance's state: at most this many items
+_STATE_TEXT = 600  # and an attribute's whole text at most this long
 
 
 def _tensor_repr(value):
@@ -72,6 +77,44 @@ def _simple_repr(value, depth=0):
     return None
 
 
+def _data_repr(value, depth=0):
+    """Python text for plain data (an attribute of an instance's state), None for anything else."""
+    kind = type(value)
+    if kind in (list, tuple, set, dict):
+        if depth >= 3 or len(value) > _STATE_ITEMS:
+            return None
+        if kind is dict:
+            pairs = [(_data_repr(k, depth + 1), _data_repr(v, depth + 1)) for k, v in value.items()]
+            if any(k is None or v is None for k, v in pairs):
+                return None
+            return "{" + ", ".join(k + ": " + v for k, v in pairs) + "}"
+        items = [_data_repr(item, depth + 1) for item in value]
+        if None in items:
+            return None
+        if kind is set:
+            return "{" + ", ".join(sorted(items)) + "}" if items else None  # set(): not a literal
+        text = ", ".join(items)
+        return "[" + text + "]" if kind is list else "(" + text + ("," if len(items) == 1 else "") + ")"
+    if kind in (bool, int, float, str, bytes) or value is None:
+        return _simple_repr(value, 1)
+    return None
+
+
+def _state_repr(instance):
+    """[[name, text], ...]: the instance's attributes that are plain data, in their order."""
+    attributes = getattr(instance, "__dict__", None)
+    if type(attributes) is not dict:
+        return None
+    state = []
+    for name, value in attributes.items():
+        if name.startswith("__"):
+            continue
+        text = _data_repr(value)
+        if text is not None and len(text) <= _STATE_TEXT:
+            state.append([name, text])
+    return state
+
+
 def _kind(value):
     if isinstance(value, types.ModuleType):
         return "module"
@@ -92,6 +135,13 @@ class _Records:
         self.last: list[str | None] = [None] * len(keys)
         self.first_type: list[type | None] = [None] * len(keys)
         self.many = [False] * len(keys)
+        self.state: dict[int, list | None] = {}  # "t" keys: the instance's state at the last call
+
+    def see_state(self, index, instance):
+        try:
+            self.state[index] = _state_repr(instance)
+        except Exception:  # noqa: BLE001 - the user's properties and containers can raise anything
+            self.state[index] = None
 
     def see(self, index, value):
         try:
@@ -121,6 +171,10 @@ class _Records:
         rows = [["s", *list(key), "ran" if index in ran else "never", None, False, None]
                 for index, key in enumerate(statements)]
         for index, key in enumerate(self.keys):
+            if key[0] == "t":
+                if self.state.get(index):
+                    rows.append([*list(key), "state", self.state[index], False, None])
+                continue
             if self.kind[index] is None:
                 continue
             rows.append([*list(key), self.kind[index], self.first[index], self.many[index], self.last[index]])
@@ -201,10 +255,13 @@ class _Instrument(ast.NodeTransformer):
         if params:
             names: list[ast.expr] = [ast.Name(p.arg, ast.Load()) for p in params]
             indices = [self._key("p", p) for p in params]
+            positional = [*arguments.posonlyargs, *arguments.args]
+            state = self._key("t", positional[0]) if positional and positional[0].arg == "self" else -1
             call = ast.Call(
                 ast.Name("__autodd_params__", ast.Load()),
                 # A tuple of ints is a constant to the compiler; typeshed's Constant omits tuples.
-                [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load())],  # type: ignore[arg-type]
+                [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load()),  # type: ignore[arg-type]
+                 ast.Constant(state)],
                 [],
             )
             first = node.body[0]
@@ -263,9 +320,11 @@ def _run(target, out_path, args=()):
     code = compile(tree, target, "exec", dont_inherit=True)
     records = _Records(instrument.keys)
 
-    def see_params(indices, values):
+    def see_params(indices, values, state=-1):
         for index, value in zip(indices, values, strict=False):
             records.see(index, value)
+        if state >= 0 and values:
+            records.see_state(state, values[0])
 
     def see_value(index, value):
         records.see(index, value)

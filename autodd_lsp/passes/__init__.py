@@ -34,7 +34,8 @@ from autodd_lsp.passes.base import (
     PassContext,
     ReductionPass,
     Remembers,
+    proposed_edits,
     registered_passes,
 )
 
-__all__ = ["Group", "PassContext", "ReductionPass", "Remembers", "registered_passes"]
+__all__ = ["Group", "PassContext", "ReductionPass", "Remembers", "proposed_edits", "registered_passes"]

@@ -10,7 +10,7 @@ none makes progress, and tidy once at the end.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from functools import cached_property
@@ -91,6 +91,23 @@ class PassContext:
                         return arg
             node = parents.get(node)
         return None
+
+    @cached_property
+    def failing_parameters(self) -> set[int]:
+        """ids of the parameters the failing statement's text reads (`self.array[idx]`, even where
+        the failure comes before `idx` is read): they stay parameters, so the line the user saw
+        reads a bound name, never a value written in its place."""
+        held = set(self.failing)
+        found: set[int] = set()
+        if not held:
+            return found
+        for node in ast.walk(self.source.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                start, end = self.source.span(node)
+                param = self.parameter_of(node) if start in held and end - 1 in held else None
+                if param is not None:
+                    found.add(id(param))
+        return found
 
     def kind_of(self, node: ast.AST) -> str | None:
         """module, class, function, value, instance (recorded, or from the binding of a name); None: unknown."""
@@ -181,6 +198,17 @@ class ReductionPass:
     def propose_at(self, ctx: PassContext, level: int) -> list[Edit] | None:
         """The edits at one level, in any order; None once `level` is past the deepest."""
         raise NotImplementedError
+
+
+def proposed_edits(reduction_pass: ReductionPass, ctx: PassContext, level: int,
+                   failed: Callable[[ReductionPass, BaseException], None]) -> list[Edit] | None:
+    """`reduction_pass.edits(ctx, level)`; where the pass raises (a bug of ours on a text it did
+    not expect), `failed` is told and the pass has no edits there: the reduction goes on."""
+    try:
+        return reduction_pass.edits(ctx, level)
+    except Exception as error:  # noqa: BLE001 - any bug in a pass; the user's run must not end with it
+        failed(reduction_pass, error)
+        return None
 
 
 _REGISTRY: list[ReductionPass] = []

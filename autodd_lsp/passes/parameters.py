@@ -5,6 +5,10 @@ arguments keeps the program well-formed and leaves nothing behind (the
 reference tool instead adds `*args, **kwargs` to every function, which stays in
 its output).
 
+A parameter the failing statement reads stays (`PassContext.failing_parameters`): the
+line the user saw keeps reading it, never a value written in its place or a name left
+unbound.
+
 Where the original's run saw the parameter take one simple value (see
 autodd_lsp.values), a second edit also writes that value where the function
 reads the parameter: `def kernel(..., dtype)` called with `"float16"` loses
@@ -134,8 +138,10 @@ class RemoveParameters(ReductionPass):
         for func in ast.walk(source.tree):
             if not isinstance(func, FUNCTIONS) or ctx.is_frozen(func):
                 continue
-            count = len(func.args.posonlyargs) + len(func.args.args) + len(func.args.kwonlyargs)
-            for index in range(count):
+            params = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+            for index, param in enumerate(params):
+                if id(param) in ctx.failing_parameters:
+                    continue  # the failing statement reads it: it stays, by its name
                 edit = parameter_edit(source, func, index, calls.get(callee_name(source, func), []), self.name)
                 if edit is not None:
                     edits.append(edit)

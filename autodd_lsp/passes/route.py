@@ -18,15 +18,23 @@ route). A method is called on a new instance of its class, built with the values
 failing `__init__` is the class called with them.
 Every value must have been recorded in full (a number, a short string, a tensor's shape
 and dtype: `values/recorded.py`); a list or a dict was not, and then nothing is offered.
+A method that needs state earlier calls built (a heap's array filled by inserts) is also
+offered with that state written in, where the run recorded it as plain data:
+
+    priority_queue = PriorityQueue()
+    priority_queue.array = [(3, 3), (4, 1), (9, 4)]
+    priority_queue.cur_size = 3
+    priority_queue.min_heapify(0)
+
 The callers, the loop over the blocks, the model that held it: what no longer runs goes
-with the statement pass that follows. The judge decides, as for every edit: a method that
-needs state an earlier call built (a heap's array filled by inserts) fails otherwise, and
-the edit is refused.
+with the statement pass that follows (attributes the failure does not read too). The judge
+decides, as for every edit: a candidate whose failure differs is refused.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.syntax.patch import Edit, Patch, delete
@@ -103,23 +111,52 @@ def _constructor(ctx: PassContext, cls: ast.ClassDef) -> str | None:
     return None if arguments is None else f"{cls.name}({arguments})"
 
 
-def _the_call(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None) -> str | None:
+def _the_calls(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None) -> list[str]:
+    """The code that calls `func` as the failing call did: the call alone, and for a method
+    whose instance had plain data in its state (a heap's array, a counter) also the instance
+    built, that state written into it, and then called (the statement pass keeps what the
+    failure needs of it)."""
     if ctx.is_frozen(func):
-        return None
+        return []
     if func.name == "__init__" and cls is not None:
-        return _constructor(ctx, cls)  # the failure is in building the instance: build it
+        built = _constructor(ctx, cls)  # the failure is in building the instance: build it
+        return [] if built is None else [built]
     if func.name.startswith("__"):
-        return None
+        return []
     arguments = _arguments(ctx, func, skip_self=cls is not None)
     if arguments is None:
-        return None
+        return []
     if cls is None:
-        return f"{func.name}({arguments})"
+        return [f"{func.name}({arguments})"]
     instance = _constructor(ctx, cls)
     if instance is None:
-        return None
+        return []
     # a module's forward is called through the instance, as its users call it
-    return f"{instance}({arguments})" if func.name == "forward" else f"{instance}.{func.name}({arguments})"
+    calls = [f"{instance}({arguments})" if func.name == "forward" else f"{instance}.{func.name}({arguments})"]
+    state = _state(ctx, func)
+    if state:
+        name = _fresh_name(ctx, cls.name)
+        lines = [f"{name} = {instance}", *(f"{name}.{attribute} = {text}" for attribute, text in state)]
+        lines.append(f"{name}({arguments})" if func.name == "forward" else f"{name}.{func.name}({arguments})")
+        calls.append("\n".join(lines))
+    return calls
+
+
+def _state(ctx: PassContext, func: ast.FunctionDef) -> tuple[tuple[str, str], ...]:
+    positional = [*func.args.posonlyargs, *func.args.args]
+    if ctx.values is None or not positional:
+        return ()
+    return ctx.values.state(ctx.source.span(positional[0])) or ()
+
+
+def _fresh_name(ctx: PassContext, class_name: str) -> str:
+    """`PriorityQueue` -> `priority_queue`, with `_` added while the module uses the name."""
+    name = "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(class_name))
+    used = {n.id for n in ast.walk(ctx.source.tree) if isinstance(n, ast.Name)}
+    used |= {n.name for n in ast.walk(ctx.source.tree) if isinstance(n, (*_FUNCTIONS, ast.ClassDef))}
+    while name in used or not name.isidentifier():
+        name += "_"
+    return name
 
 
 def route_start(ctx: PassContext) -> ast.stmt | None:
@@ -163,48 +200,88 @@ class CallTheFailingFunction(ReductionPass):
         start = route_start(ctx)
         if found is None or start is None:
             return []
-        call = _the_call(ctx, *found)
-        if call is None:
-            return []
         source: Source = ctx.source
         first, end = source.line_start(start.lineno), source.line_end(last_line(start))
-        text = source.indent_of_line(start.lineno) + call + "\n"
-        if source.text[first:end] == text:
-            return []
-        call_patch = Patch(first, end, lambda render: text)
-        plain = Edit((call_patch,), self.name, weight=max(1, end - first - len(text)))
-        dead = [source.stmt_lines_span(d) for d in dead_after(ctx, start, call)]
-        if not dead:
-            return [plain]
-        # with the definitions only the route used: the call alone is often longer than the
-        # statement it replaces (`Classifier()()`), and a candidate must be smaller
-        patches = sorted([call_patch, *(delete(*span) for span in dead)], key=lambda p: p.start)
-        weight = plain.weight + sum(e - s for s, e in dead)
-        return [Edit(tuple(patches), self.name, weight=weight), plain]
+        indent = source.indent_of_line(start.lineno)
+        with_dead, plain = [], []
+        for call in _the_calls(ctx, *found):
+            text = "".join(indent + line + "\n" for line in call.split("\n"))
+            if source.text[first:end] == text:
+                return []  # the route is gone already
+            call_patch = Patch(first, end, _constant(text))
+            alone = Edit((call_patch,), self.name, weight=max(1, end - first - len(text)))
+            plain.append(alone)
+            dead = [source.stmt_lines_span(d) for d in dead_after(ctx, start, call)]
+            if dead:
+                # with the definitions only the route used: the call alone is often longer than
+                # the statement it replaces (`Classifier()()`), and a candidate must be smaller
+                patches = sorted([call_patch, *(delete(*span) for span in dead)], key=lambda p: p.start)
+                with_dead.append(Edit(tuple(patches), self.name, weight=alone.weight + sum(e - s for s, e in dead)))
+        return [*with_dead, *plain]
+
+
+def _constant(text: str) -> Callable[[Callable[[int, int], str]], str]:
+    return lambda render: text
 
 
 def dead_after(ctx: PassContext, start: ast.stmt, call: str) -> list[ast.stmt]:
-    """The top-level defs and classes nothing reads once `start` is `call`: from the module's
-    other statements and the call, by the names they read, through the definitions they reach."""
+    """What goes with the route once `start` is `call`: the statements before it at its level
+    that only build the route (they bind names nothing kept reads, or act on what those bind:
+    `depot = Graph()`, `for stop in stops: depot.add_edge(stop)`), then the top-level defs and
+    classes nothing kept reads, through the definitions they reach. A statement that binds
+    nothing and touches none of the route's names (`torch.manual_seed(0)`) stays."""
     tree = ctx.source.tree
     defined: dict[str, ast.stmt] = {}
     for node in tree.body:
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             defined[node.name] = node if node.name not in defined else start  # twice: never dead
-    inside_start = {id(n) for n in ast.walk(start)}
-    wanted = _reads(ast.parse(call))
+    others = [s for s in _module_statements(tree) if s is not start]
+    before = {id(s) for s in _route_body(tree, start)}
+    route = [s for s in others if id(s) in before and ctx.source.owns_its_lines(s) and not ctx.is_frozen(s)]
+    call_reads = _reads(ast.parse(call))
+    while True:
+        kept = [s for s in others if s not in route]
+        wanted = call_reads.union(*(_reads(s) for s in kept))
+        live: set[str] = set()
+        while wanted:
+            name = wanted.pop()
+            if name in defined and name not in live:
+                live.add(name)
+                wanted |= _reads(defined[name])
+        needed = call_reads.union(*(_reads(s) for s in kept), *(_reads(defined[n]) for n in live))
+        route_names = set().union(*(_binds(s) for s in route))
+        still = [s for s in route if not (_binds(s) & needed) and (_binds(s) or _reads(s) & route_names)]
+        if len(still) == len(route):
+            break
+        route = still
+    dead_defs = [node for name, node in defined.items() if name not in live and node is not start
+                 and not ctx.is_frozen(node) and ctx.source.owns_its_lines(node)]
+    return sorted([*route, *dead_defs], key=lambda node: node.lineno)
+
+
+def _module_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements but definitions and imports, and those of its `__main__` guard
+    (in place of the guard)."""
+    found = []
     for node in tree.body:
-        if not isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-            wanted |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in inside_start}
-    live: set[str] = set()
-    while wanted:
-        name = wanted.pop()
-        if name in defined and name not in live:
-            live.add(name)
-            wanted |= _reads(defined[name])
-    return [node for name, node in defined.items() if name not in live and node is not start
-            and not ctx.is_frozen(node) and ctx.source.owns_its_lines(node)]
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.If) and _is_main_guard(node):
+            found.extend(_module_statements(ast.Module(body=[*node.body, *node.orelse], type_ignores=[])))
+        else:
+            found.append(node)
+    return found
+
+
+def _route_body(tree: ast.Module, start: ast.stmt) -> list[ast.stmt]:
+    """The module's statements (`_module_statements`) before `start`."""
+    statements = _module_statements(tree)
+    return statements[:next((i for i, s in enumerate(statements) if s is start), 0)]
+
+
+def _binds(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
 def _reads(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

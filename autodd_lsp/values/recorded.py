@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TypeVar
 
 from autodd_lsp.syntax.metrics import TENSOR_VALUE
 from autodd_lsp.syntax.origin import span_origin
 from autodd_lsp.syntax.source import Source, Span
 
+T = TypeVar("T")
 VALUE_KINDS = ("value", "module", "class", "function", "instance", "mixed")
 TENSOR_PREFIX = "torch.zeros("  # a tensor's literal: needs `torch` bound where it is written
 
@@ -25,17 +27,23 @@ class Recorded:
     unique: bool = True  # the only value it had in the run
 
 
+State = tuple[tuple[str, str], ...]  # an instance's attributes that are plain data: (name, Python text)
+
+
 class RecordedValues:
-    """Expression and parameter records, by their span in the original text; and the run map:
+    """Expression and parameter records, by their span in the original text; a method's
+    instance state at its last call, by the span of its `self` parameter; and the run map:
     whether each statement ran, by the offset where it begins. `withheld`: the run's values
     are not offered (the program reports the failure itself), only its map."""
 
     def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded],
-                 statements: dict[int, bool] | None = None, withheld: bool = False) -> None:
+                 statements: dict[int, bool] | None = None, withheld: bool = False,
+                 states: dict[Span, State] | None = None) -> None:
         self.expressions = expressions
         self.parameters = parameters
         self.statements = statements or {}
         self.withheld = withheld
+        self.states = states or {}
 
     def map_only(self) -> RecordedValues:
         """The run map without the values (`withheld`)."""
@@ -49,16 +57,20 @@ class RecordedValues:
         expressions: dict[Span, Recorded] = {}
         parameters: dict[Span, Recorded] = {}
         statements: dict[int, bool] = {}
+        states: dict[Span, State] = {}
         for tag, line, col, end_line, end_col, kind, first, many, last in rows:
             if tag == "s":
                 statements[original.offset(line, col)] = kind == "ran"
                 continue
             span = (original.offset(line, col), original.offset(end_line, end_col))
+            if tag == "t":
+                states[span] = tuple((name, text) for name, text in first)
+                continue
             literal = last if many else first
             offered = literal if kind == "value" or (literal or "").startswith(TENSOR_PREFIX) else None
             record = Recorded(kind if kind in VALUE_KINDS else "mixed", offered, not many)
             (parameters if tag == "p" else expressions)[span] = record
-        return cls(expressions, parameters, statements)
+        return cls(expressions, parameters, statements, states=states)
 
 
 class ValueLookup:
@@ -74,6 +86,10 @@ class ValueLookup:
     def parameter(self, span: Span) -> Recorded | None:
         return self._find(self.values.parameters, span)
 
+    def state(self, span: Span) -> State | None:
+        """The plain-data attributes of the instance a method's `self` (at `span`) had at its last call."""
+        return self._find(self.values.states, span)
+
     def ran(self, start: int) -> bool | None:
         """Whether the original's statement that begins at `start` of the later text ran (None: unknown)."""
         if self.shadow is None or not self.values.statements:
@@ -81,7 +97,7 @@ class ValueLookup:
         origin = span_origin(self.shadow, start, start + 1)
         return None if origin is None else self.values.statements.get(origin[0])
 
-    def _find(self, table: dict[Span, Recorded], span: Span) -> Recorded | None:
+    def _find(self, table: dict[Span, T], span: Span) -> T | None:
         if self.shadow is None or not table:
             return None
         origin = span_origin(self.shadow, *span)

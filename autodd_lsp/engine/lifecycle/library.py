@@ -143,6 +143,9 @@ class _PredicateHost(PlainCancels):
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         pass  # never called: no map of a run
 
+    def pass_failed(self, reduction_pass: ReductionPass, error: BaseException) -> None:
+        raise error  # a pass tested against a plain predicate shows its bug
+
     def adopt_offer(self) -> bool:
         return False
 

@@ -78,6 +78,7 @@ class Session:
             Lookahead(tester, slots, lambda: self.checks.run_seconds) if tester.jobs > 1 else None)
         self._best_runs: tuple[str | None, ValueLookup | None] = (None, None)  # the last text recorded, its map
         self._best_runs_lock = threading.Lock()
+        self._failed_passes: set[str] = set()
 
     # -- what the fixpoint and the searches call (fixpoint.FixpointHost) -------
     @property
@@ -183,6 +184,12 @@ class Session:
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         self.texts.learned.add_unrun(self.texts.shadow, edit, error)
+
+    def pass_failed(self, reduction_pass: ReductionPass, error: BaseException) -> None:
+        if reduction_pass.name not in self._failed_passes:  # once per pass: it may fail on every text
+            self._failed_passes.add(reduction_pass.name)
+            self.reporter.notice(f"the pass '{reduction_pass.name}' failed on this program "
+                                 f"({type(error).__name__}: {error}) and was skipped; please report it")
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text that fails the same way, with its frozen regions as the rule."""

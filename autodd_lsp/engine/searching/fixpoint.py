@@ -54,6 +54,7 @@ from autodd_lsp.passes import (
     PassContext,
     ReductionPass,
     Remembers,
+    proposed_edits,
     registered_passes,
 )
 from autodd_lsp.syntax.patch import Edit
@@ -114,6 +115,10 @@ class FixpointHost(SearchHost, Protocol):
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         """`edit` of the best text was refused by what its last run showed, with `error` (what a
         person asking why a line is kept is told: `person.Learned`)."""
+        ...
+
+    def pass_failed(self, reduction_pass: ReductionPass, error: BaseException) -> None:
+        """`reduction_pass` raised `error` proposing its edits (our bug): it is skipped there."""
         ...
 
 
@@ -301,7 +306,7 @@ class Fixpoint:
         level) that respect frozen code, less, for a pass that uses the map, the removals of
         what holds the failing statement (`_off_the_path`)."""
         ctx = self._context(values if reduction_pass.uses_values else None)
-        edits = reduction_pass.edits(ctx, level)
+        edits = proposed_edits(reduction_pass, ctx, level, self.host.pass_failed)
         if edits is None:
             return ctx, None
         edits = [e for e in edits if respects_frozen(e, ctx.frozen)]

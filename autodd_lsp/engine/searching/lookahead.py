@@ -298,3 +298,6 @@ class _Predicting(PlainCancels):
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         pass  # the fixpoint tells it when it gets there
+
+    def pass_failed(self, reduction_pass: ReductionPass, error: BaseException) -> None:
+        pass  # the fixpoint tells it when it gets there
