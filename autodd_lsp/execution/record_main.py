@@ -17,8 +17,8 @@ as in a plain run:
   returns the value unchanged;
 * every function's body first calls `__autodd_params__(j, (a, b, ...), t)` with its
   named parameters (after the docstring, so `__doc__` stays); for a method (first
-  parameter `self`), t keys the instance's state at the call: its attributes whose
-  values are plain data (numbers, short strings, and small lists, tuples, sets and
+  parameter `self`), t keys the instance's state at the call: its attributes that the
+  program assigns somewhere and whose values are plain data (numbers, short strings, and small lists, tuples, sets and
   dicts of them), each written as Python text, the last call's;
 * every statement (but a docstring or a `__future__` import) is preceded by
   `__autodd_ran__(k)` at its own position (`set.add`: the run map, which
@@ -100,14 +100,15 @@ def _data_repr(value, depth=0):
     return None
 
 
-def _state_repr(instance):
-    """[[name, text], ...]: the instance's attributes that are plain data, in their order."""
+def _state_repr(instance, assigned):
+    """[[name, text], ...]: the instance's attributes that are plain data and that the program
+    assigns somewhere (`self.array = ...`: not a library base class's own), in their order."""
     attributes = getattr(instance, "__dict__", None)
     if type(attributes) is not dict:
         return None
     state = []
     for name, value in attributes.items():
-        if name.startswith("__"):
+        if name not in assigned:
             continue
         text = _data_repr(value)
         if text is not None and len(text) <= _STATE_TEXT:
@@ -128,8 +129,9 @@ def _kind(value):
 
 
 class _Records:
-    def __init__(self, keys):
+    def __init__(self, keys, assigned=frozenset()):
         self.keys = keys
+        self.assigned = assigned  # the attribute names the program assigns
         self.kind: list[str | None] = [None] * len(keys)
         self.first: list[str | None] = [None] * len(keys)
         self.last: list[str | None] = [None] * len(keys)
@@ -139,7 +141,7 @@ class _Records:
 
     def see_state(self, index, instance):
         try:
-            self.state[index] = _state_repr(instance)
+            self.state[index] = _state_repr(instance, self.assigned)
         except Exception:  # noqa: BLE001 - the user's properties and containers can raise anything
             self.state[index] = None
 
@@ -318,7 +320,9 @@ def _run(target, out_path, args=()):
     ran: set[int] = set()
     ast.fix_missing_locations(tree)
     code = compile(tree, target, "exec", dont_inherit=True)
-    records = _Records(instrument.keys)
+    assigned = frozenset(node.attr for node in ast.walk(tree)
+                         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store))
+    records = _Records(instrument.keys, assigned)
 
     def see_params(indices, values, state=-1):
         for index, value in zip(indices, values, strict=False):
