@@ -51,7 +51,7 @@ def test_a_cell_marker_goes_once_its_cell_is_empty():
 
 def test_tidy_group_order():
     tidy = [p.name for p in registered_passes() if p.group == 5]
-    assert tidy == ["drop dead elif clauses", "remove unused imports", COMMENTS, "tidy blank lines",
+    assert tidy == ["drop dead elif clauses", "remove annotations naming what is gone", "remove unused imports", COMMENTS, "tidy blank lines",
                     "drop redundant parentheses", FORMAT]
 
 
@@ -531,3 +531,30 @@ def test_a_block_headed_as_a_runs_output_goes_wherever_it_sits():
     for heading in ("# Sample output:", "# Expected Output", "# results"):
         text = original.replace("# OUTPUT", heading)
         assert "# 12.56" not in all_at_once(COMMENTS, text, text), heading
+
+
+# -- annotations naming what is gone ---------------------------------------------
+
+ANNOTATIONS = "remove annotations naming what is gone"
+
+
+def test_an_annotation_naming_a_gone_import_goes_and_one_naming_what_is_bound_stays():
+    """The shape of TheAlgorithms' double-ended queue at the commit before its fix, reduced:
+    under `from __future__ import annotations` nothing evaluates `-> Any` or `Iterable[int]`,
+    so `from typing import Any, Iterable` went and the reproducer names what it lacks. Those go,
+    one candidate each; `Deque._Node | None`, `-> None`, and a bare declaration stay."""
+    text = (
+        "from __future__ import annotations\n\n\nclass Deque:\n    class _Node:\n"
+        "        prev_node: Deque._Node | None = None\n        val: Any\n\n"
+        "    def __init__(self, items: Iterable[int] = ()) -> None:\n        self._back = self._Node()\n\n"
+        "    def pop(self) -> Any:\n        size: Sized = 1\n        self._back = self._back.prev_node\n"
+        "        self._back.next_node = None\n\n\nDeque().pop()\n"
+    )
+    assert results(ANNOTATIONS, text, text) == [
+        text.replace("(self, items: Iterable[int] = ())", "(self, items = ())"),
+        text.replace("def pop(self) -> Any:", "def pop(self):"),
+        text.replace("size: Sized = 1", "size = 1"),
+    ]
+    bound = text.replace("from __future__ import annotations\n", "from __future__ import annotations\n"
+                         "from typing import Any, Iterable, Sized\n")
+    assert results(ANNOTATIONS, bound, bound) == []

@@ -5,12 +5,13 @@
 3. simplify: call the failing function directly, inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
-5. tidy: dead `elif` clauses, unused imports, stale comments, blank lines left behind by removals,
+5. tidy: dead `elif` clauses, annotations naming what is gone, unused imports, stale comments, blank lines left behind by removals,
    redundant parentheses, formatting of the statements the reduction touched
    (ruff's range formatting)
 """
 
 from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
+    annotations,
     calls,
     compound,
     constants,
