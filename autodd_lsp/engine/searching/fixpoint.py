@@ -69,57 +69,45 @@ class FixpointHost(SearchHost, Protocol):
 
     def best_so_far(self) -> str:
         """The smallest text that fails the same way so far (what passes propose edits on)."""
-        ...
 
     def reduced_original(self) -> str:
         """The text being reduced (what tidy passes compare with)."""
-        ...
 
     @property
     def cancelled(self) -> bool:
         """The whole reduction is to stop."""
-        ...
 
     def pass_started(self, reduction_pass: ReductionPass) -> RecordedValues | None:
         """`reduction_pass` starts; for one that uses values, they are waited for and returned."""
-        ...
 
     def adopt_offer(self) -> bool:
         """Go on from a person's text now, if one waits (True if one was adopted)."""
-        ...
 
     def protected(self, source: Source, shadow: str | None) -> list[Span]:
         """The spans of `source` (whose shadow is `shadow`) no pass may touch (frozen code, and what
         the run protects besides)."""
-        ...
 
     def run_map(self) -> RecordedValues | None:
         """Which statements the original ran (`run_map.py`), once a pass that uses it has started; None: no map."""
-        ...
 
     def failing_path(self) -> FailingPath | None:
         """The original's statements its failure came through (`run_map.py`); None: unknown."""
-        ...
 
     def best_run_map(self, text: str) -> ValueLookup | None:
         """One recording run of `text` (the best): which of its statements ran, by its own offsets
         (`best_run.py`); None: none (no recording, or it did not fail as the original does). Asked
         again for the same text, the same answer without another run."""
-        ...
 
     def values_now(self, reduction_pass: ReductionPass) -> tuple[bool, RecordedValues | None]:
         """Without waiting or telling anyone: whether what `pass_started` would wait for has come,
         and what it would return (a twin's passes start so, `lookahead.py`)."""
-        ...
 
     def refused_without_a_run(self, edit: Edit, error: str) -> None:
         """`edit` of the best text was refused by what its last run showed, with `error` (what a
         person asking why a line is kept is told: `person.Learned`)."""
-        ...
 
     def pass_failed(self, reduction_pass: ReductionPass, error: BaseException) -> None:
         """`reduction_pass` raised `error` proposing its edits (our bug): it is skipped there."""
-        ...
 
 
 class Predictor(Protocol):
@@ -127,11 +115,9 @@ class Predictor(Protocol):
 
     def ahead(self, fixpoint: Fixpoint, cursor: Cursor) -> None:
         """The fixpoint is at `cursor`: predict from here, unless a prediction still holds."""
-        ...
 
     def stop(self) -> None:
         """The cycles are over: predict nothing more."""
-        ...
 
 
 @dataclass(frozen=True)
