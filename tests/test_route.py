@@ -95,3 +95,19 @@ def test_a_pass_that_raises_is_skipped_and_named_while_the_reduction_goes_on(pro
     notices = [e.message for e in events if isinstance(e, Notice) and "call the failing function" in e.message]
     assert notices == ["the pass 'call the failing function directly' failed on this program "
                        "(RuntimeError: a text the pass did not expect) and was skipped; please report it"], notices
+
+
+def test_the_call_writes_strings_in_the_users_quotes(program, no_leftovers):
+    """The recorded arguments are reprs ('west'); written into a program whose strings are in
+    double quotes, they take the user's quotes."""
+    text = (
+        'REGION_MANAGERS = {"north": "A. Okafor", "south": "B. Lindqvist"}\n\n\n'
+        "def manager_of(region):\n    return REGION_MANAGERS[region]\n\n\n"
+        "def report(rows):\n    for region in rows:\n        print(region, manager_of(region))\n\n\n"
+        'report(["north", "south", "west"])\n'
+    )
+    path = program("managers.py", text)
+    summary = Reduction(text, str(path), ReduceOptions(err_msg="KeyError: 'west'")).run()
+    assert summary.verified
+    assert '"west"' in summary.text and "'west'" not in summary.text, summary.text
+    assert "def report" not in summary.text, summary.text

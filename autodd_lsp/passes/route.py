@@ -37,6 +37,7 @@ import ast
 from collections.abc import Callable
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.passes.constants import in_quotes
 from autodd_lsp.syntax.patch import Edit, Patch, delete
 from autodd_lsp.syntax.source import Source, last_line
 
@@ -95,7 +96,7 @@ def _value(ctx: PassContext, param: ast.arg) -> str | None:
     found = ctx.values.parameter(ctx.source.span(param)) if ctx.values is not None else None
     if found is None or found.literal is None:
         return None
-    return found.literal
+    return in_quotes(found.literal, ctx.quote)  # a recorded repr, its strings in the user's quotes
 
 
 def _constructor(ctx: PassContext, cls: ast.ClassDef) -> str | None:
@@ -136,7 +137,8 @@ def _the_calls(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None
     state = _state(ctx, func)
     if state:
         name = _fresh_name(ctx, cls.name)
-        lines = [f"{name} = {instance}", *(f"{name}.{attribute} = {text}" for attribute, text in state)]
+        lines = [f"{name} = {instance}",
+                 *(f"{name}.{attribute} = {in_quotes(text, ctx.quote)}" for attribute, text in state)]
         lines.append(f"{name}({arguments})" if func.name == "forward" else f"{name}.{func.name}({arguments})")
         calls.append("\n".join(lines))
     return calls
