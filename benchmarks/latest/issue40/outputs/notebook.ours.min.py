@@ -1,5 +1,6 @@
+# %% [cell 2]
 from collections import defaultdict
-
+# %% [cell 5]
 out = defaultdict(list)
 for station, day, value in [('north', 1, 12.5), ('north', 2, 13.1), ('north', 3, None)]:
     out[station].append((day, value))
