@@ -421,16 +421,19 @@ def _operands(node, frame):
     return out
 
 
+def _write(record):
+    if record is not None:
+        try:
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - a closed or replaced stderr
+            pass
+        os.write(2, ("\n<autodd-statement:" + json.dumps(record, separators=(",", ":"), default=repr) + ">\n").encode())
+
+
 def _hook(kind, error, tb, previous=sys.excepthook):
     try:
         main = getattr(sys.modules.get("__main__"), "__file__", None)
-        record = _record(tb, main) if main else None
-        if record is not None:
-            try:
-                sys.stderr.flush()
-            except Exception:  # noqa: BLE001 - a closed or replaced stderr
-                pass
-            os.write(2, ("\n<autodd-statement:" + json.dumps(record, separators=(",", ":"), default=repr) + ">\n").encode())
+        _write(_record(tb, main) if main else None)
     except Exception:  # noqa: BLE001 - never change what the program does
         pass
     previous(kind, error, tb)

@@ -48,8 +48,10 @@ Fields that differ between the original's two probed runs (an unseeded random
 value, an id) are dropped (`varying`), as the wrong-answer rule does. Constants
 that do not reach the failing statement are not pinned: only what it reads is.
 
-Limits: a failure the program catches and prints itself (no uncaught exception)
-has no record, nor a failure inside a thread; an operand that is neither a name
+Under pytest (a test as SOURCE), which never calls `sys.excepthook`, a plugin
+registered with it writes the same record for the failing test's exception
+(`execution/pytest_hook.py`). Limits: a failure the program catches and prints
+itself (no uncaught exception) has no record, nor a failure inside a thread; an operand that is neither a name
 chain nor a literal (a call's result) is only seen through the names it reads;
 Python before 3.11 has no instruction positions (then `reads` alone).
 """
@@ -69,8 +71,10 @@ StatementRecord = dict[str, Any]
 @cache
 def statement_source() -> str:
     """The source of the hook that makes the records (`execution/statement_hook.py`, standalone: it
-    runs inside probed programs, never imported)."""
-    return (Path(__file__).resolve().parent.parent / "execution" / "statement_hook.py").read_text(encoding="utf-8")
+    runs inside probed programs, never imported), followed by its pytest part (`pytest_hook.py`)."""
+    folder = Path(__file__).resolve().parent.parent / "execution"
+    hook, under_pytest = ((folder / name).read_text(encoding="utf-8") for name in ("statement_hook.py", "pytest_hook.py"))
+    return f"{hook}\n{under_pytest}\nregister(_record, _write)\n"
 
 
 def flat(record: StatementRecord) -> dict[str, object]:

@@ -272,14 +272,14 @@ class OriginalChecks:
 
     def _may_keep_operands(self) -> bool:
         """Whether the failure's operands may become a rule (then every run is probed from the start)."""
-        return self.options.match == "same" and self.pytest is None and self.spec.kind in ("message", "regex", "exit-code")
+        return self.options.match == "same" and self.spec.kind in ("message", "regex", "exit-code")
 
     def _with_operands(self, judge: Judge, runs: list[RunResult], first: Observation | None) -> Judge:
         """`judge` with the rules that keep the failure's operands (operand_rule.py): the failing
         statement's, and the wrong-answer rule when the failure is a failing comparison. `runs`: the
         original's runs from its first failing one, probed when a rule may apply."""
         tester, of_line, text = self.tester, self.texts.statements.of_line, self.texts.original
-        if self.options.match != "same" or self.pytest is not None or tester.probe is None:
+        if self.options.match != "same" or tester.probe is None:
             return judge
         operands = statement = None
         notes = []

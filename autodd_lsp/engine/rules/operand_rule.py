@@ -1,7 +1,7 @@
 """The rules that keep the failure's operands, from the original's probed runs.
 
 The failing statement's operands (`oracle/failing_statement.py`): by default
-(`--match same`, not a pytest test) with a message, a regex or an exit status,
+(`--match same`, a pytest test too) with a message, a regex or an exit status,
 every run is of the probed program from the start (`operand_probe.py`: it adds
 no run, the original's first runs are probed). When the original's failure is an
 uncaught exception whose record is on a line from the same statement as the
