@@ -263,3 +263,27 @@ def test_the_failing_statement_keeps_the_users_words(program, no_leftovers):
     assert "return self.items[self.head + self.count]\n" in summary.text
     assert "self.items[6]" not in summary.text
     assert summary.final.nodes < summary.original.nodes
+
+
+def test_a_whole_item_loses_the_parentheses_an_inlined_variable_brought():
+    """pytest_fixture's `SMEM_BYTES = 48 * 1024`, inlined into the device's dict, left
+    `{"smem": (48 * 1024)}`. A dict's value, a list's item, a call's argument, a one-line
+    assignment's value: the parentheses go. Not where they bind (`(a + b) * c`), nor around a
+    multi-line value (they continue its line), nor a tuple's."""
+    from autodd_lsp.passes.parens import DropRedundantParentheses
+
+    original = ("SMEM_BYTES = 48 * 1024\ndevice = {'smem': SMEM_BYTES}\nsizes = [SMEM_BYTES, 2]\n"
+                "grid = max(SMEM_BYTES, 1)\nlimit = SMEM_BYTES\nscaled = SMEM_BYTES * 2\npair = SMEM_BYTES\n"
+                "total = SMEM_BYTES\n")
+    reduced = ("device = {'smem': (48 * 1024)}\nsizes = [(48 * 1024), 2]\ngrid = max((48 * 1024), 1)\n"
+               "limit = (48 * 1024)\nscaled = (48 * 1024) * 2\npair = (48, 1024)\ntotal = (48 *\n    1024)\n")
+    source = Source(reduced)
+    edits = DropRedundantParentheses().edits(PassContext(source, [], original=original), 0)
+    texts = sorted(render(reduced, list(edit.patches)) for edit in edits or [])
+    assert texts == sorted([
+        reduced.replace("{'smem': (48 * 1024)}", "{'smem': 48 * 1024}"),
+        reduced.replace("[(48 * 1024), 2]", "[48 * 1024, 2]"),
+        reduced.replace("max((48 * 1024), 1)", "max(48 * 1024, 1)"),
+        reduced.replace("limit = (48 * 1024)", "limit = 48 * 1024"),
+    ])
+    assert all(compile(t, "<t>", "exec") for t in texts)

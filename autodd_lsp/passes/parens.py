@@ -3,7 +3,9 @@
 Replacing `(params["w1"] + bias) @ w2` by a part leaves `(params["w1"]) @ w2`;
 removing an element of `size=(32, 32)` leaves `size=(32)`. Parentheses around
 a name, a constant, an attribute, a subscript, a call or a display add nothing
-there; nor around a signed number (`int((-1.0))`, where a constant replaced
+there, nor around any expression that is a whole item (a dict's value, a list's
+item, a call's argument, a one-line assignment's value: `{"smem": (48 * 1024)}`
+once a variable was inlined); nor around a signed number (`int((-1.0))`, where a constant replaced
 `(weight - 1.9) // 0.5`), except as the base of `**` (`(-1) ** 2` is 1) or the
 object of an attribute, a call or a subscript. Only on the lines the reduction touched (`format.touched_lines`): the
 user's own parentheses are the user's text. Not dropped where they are syntax
@@ -36,9 +38,11 @@ class DropRedundantParentheses(ReductionPass):
         touched = touched_lines(ctx.original, source) if ctx.original else set()
         edits = []
         for node in ast.walk(source.tree):
-            if not isinstance(node, (*_ATOMS, ast.UnaryOp)) or node.lineno not in touched or ctx.is_frozen(node):
+            if not isinstance(node, ast.expr) or node.lineno not in touched or ctx.is_frozen(node):
                 continue
-            if isinstance(node, ast.UnaryOp) and not _signed_number(source, node):
+            if not isinstance(node, (*_ATOMS, ast.UnaryOp)) and not _whole_slot(source, node):
+                continue
+            if isinstance(node, ast.UnaryOp) and not _signed_number(source, node) and not _whole_slot(source, node):
                 continue
             if isinstance(node, ast.Constant) and (isinstance(node.value, (str, bytes)) and node.lineno != node.end_lineno):
                 continue
@@ -52,6 +56,24 @@ class DropRedundantParentheses(ReductionPass):
                 continue
             edits.append(Edit((delete(opening, opening + 1), delete(closing, closing + 1)), self.name, weight=2))
         return edits
+
+
+def _whole_slot(source: Source, node: ast.expr) -> bool:
+    """`node` is a whole item where nothing can bind closer: a dict's value, a list's or set's item, a
+    call's argument (`{"smem": (48 * 1024)}`, once `SMEM_BYTES = 48 * 1024` was inlined), or on one
+    line an assignment's or a return's value; never a tuple, generator, yield, walrus or starred."""
+    if isinstance(node, (ast.Tuple, ast.GeneratorExp, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Starred)):
+        return False
+    parent = source.parents.get(node)
+    if isinstance(parent, ast.Dict):
+        return any(value is node for value in parent.values)
+    if isinstance(parent, (ast.List, ast.Set, ast.keyword)):
+        return True
+    if isinstance(parent, ast.Call):
+        return any(arg is node for arg in parent.args)
+    if isinstance(parent, (ast.Assign, ast.Return)):
+        return parent.value is node and node.lineno == node.end_lineno
+    return False
 
 
 def _signed_number(source: Source, node: ast.UnaryOp) -> bool:
