@@ -144,9 +144,9 @@ def test_every_pass_has_its_own_order_and_they_run_as_they_always_did():
     keys = [(p.group, p.order) for p in passes]
     assert len(set(keys)) == len(keys)
     assert [p.name for p in passes] == [
-        "remove statements", "flatten compound statements",
+        "call the failing function directly", "remove statements", "flatten compound statements",
         "remove parameters with their arguments",
-        "call the failing function directly", "inline functions called once", "replace expressions by a part", "inline variables",
+        "inline functions called once", "replace expressions by a part", "inline variables",
         "replace expressions by a constant",
         "shrink literals", "remove list elements", "remove paired tuple elements",
         "drop dead elif clauses", "remove annotations naming what is gone", "remove unused imports", "remove stale comments", "tidy blank lines",

@@ -36,12 +36,14 @@ def test_a_method_reached_through_a_chain_of_objects_is_called_directly(program,
 
 
 def test_a_collapsed_route_that_changes_the_failures_operands_is_refused(program, no_leftovers):
-    """The failing method reads state earlier calls built. Called on a new instance with its
-    recorded argument, it fails on the same line with the same message words, but reading 2
-    where the user's run read 12: the failing statement's operands differ, so the judge refuses
-    the collapsed route like any other candidate, and the ticks that built the reading stay."""
+    """The failing method reads state earlier calls built, kept as a Fraction (not plain data:
+    no state is written in). Called on a new instance with its recorded argument, it fails on
+    the same line with the same message words, but reading 2 where the user's run read 12: the
+    failing statement's operands differ, so the judge refuses the collapsed route like any
+    other candidate, and the ticks that built the reading stay."""
     text = (
-        "class Meter:\n    def __init__(self, start):\n        self.count = start\n\n"
+        "from fractions import Fraction\n\n\n"
+        "class Meter:\n    def __init__(self, start):\n        self.count = Fraction(start)\n\n"
         "    def tick(self, n):\n        self.count += n\n\n"
         "    def check(self, day):\n"
         "        assert self.count % 5 != 2, f'day {day}: reading {self.count}'\n\n\n"

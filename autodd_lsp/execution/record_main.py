@@ -26,7 +26,7 @@ as in a plain run:
 
 For each it keeps a kind (value, module, class, function, instance) and, for
 simple values (numbers, short strings without whitespace and not an absolute
-path, bools, None, small tuples of them), their `repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
+path, bools, None, small tuples and lists of them), their `repr`; for a torch tensor, `torch.zeros(shape, dtype=...)`; whether an expression had more than one value, and its last one. The
 records are written as JSON when the program ends (atexit, last of all
 handlers); a program killed or ending with `os._exit` records nothing.
 """
@@ -69,10 +69,12 @@ def _simple_repr(value, depth=0):
         return None  # this machine's path (`os.path.join(HERE, "data.csv")`): written in, it would read the user's file
     if kind is str or kind is bytes:
         return repr(value) if len(value) <= _STR_LIMIT and not value.split()[1:] else None
-    if kind is tuple and depth == 0 and len(value) <= _TUPLE_LIMIT:
+    if kind in (tuple, list) and depth == 0 and len(value) <= _TUPLE_LIMIT:
         items = [_simple_repr(item, 1) for item in value]
         if None in items:
             return None
+        if kind is list:
+            return "[" + ", ".join(items) + "]"
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return None
 
@@ -125,6 +127,8 @@ def _kind(value):
         return "function"
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes, tuple)):
         return "value"
+    if type(value) is list and len(value) <= _TUPLE_LIMIT:
+        return "value"  # a short list of numbers or short strings: `[17, 18, 4]`
     return "instance"
 
 

@@ -1,8 +1,8 @@
 """Rewrite passes, one kind of edit per module, registered in the spec's groups:
 
-1. statements: remove statements (outermost first), flatten compound statements
+1. statements: call the failing function directly, remove statements (outermost first), flatten compound statements
 2. canonicalize: remove parameters together with their arguments
-3. simplify: call the failing function directly, inline functions called once and variables assigned once, replace
+3. simplify: inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
 5. tidy: dead `elif` clauses, annotations naming what is gone, unused imports, stale comments, blank lines left behind by removals,

@@ -16,6 +16,8 @@ statement of the module that ran (the one the failure came through, at the top o
 route). A method is called on a new instance of its class, built with the values its
 `__init__` had last (a module's `forward` through the instance, as a person calls it); a
 failing `__init__` is the class called with them.
+Also where the program reports the failure itself and the other passes get no values (they
+would write them into its own check): a call's arguments stand at the top of the route.
 Every value must have been recorded in full (a number, a short string, a tensor's shape
 and dtype: `values/recorded.py`); a list or a dict was not, and then nothing is offered.
 A method that needs state earlier calls built (a heap's array filled by inserts) is also
@@ -93,7 +95,7 @@ def _arguments(ctx: PassContext, func: ast.FunctionDef, skip_self: bool) -> str 
 
 
 def _value(ctx: PassContext, param: ast.arg) -> str | None:
-    found = ctx.values.parameter(ctx.source.span(param)) if ctx.values is not None else None
+    found = ctx.values.argument(ctx.source.span(param)) if ctx.values is not None else None
     if found is None or found.literal is None:
         return None
     return in_quotes(found.literal, ctx.quote)  # a recorded repr, its strings in the user's quotes
@@ -193,8 +195,10 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 @register
 class CallTheFailingFunction(ReductionPass):
     name = "call the failing function directly"
-    group = Group.SIMPLIFY
-    order = -2  # before inlining: the route it replaces need not be inlined first
+    group = Group.STATEMENTS
+    order = -1  # first of all: the route goes in one candidate, before passes that change the
+    # failing function's parameters (one that reads a global of the route's loop loses it) or
+    # remove the route's statements one at a time
     uses_values = True
 
     def propose(self, ctx: PassContext) -> list[Edit]:
