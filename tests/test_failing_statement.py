@@ -7,6 +7,7 @@ that raises the failure stays (engine/rules/protection.guard_spans).
 """
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -387,7 +388,9 @@ def test_a_module_s_failing_statement_keeps_what_it_read_before_the_module_is_in
     summary, _ = reduce(path, "list indices must be integers")
     assert summary.verified, summary.describe()
     assert "26" in summary.text and "1000" not in summary.text, summary.text
-    assert "[t / 1 for t in tokens[0:5]]" in summary.text, summary.text
+    # the floats reach forward: through the user's batching, or (the route pass) as its recorded batch
+    assert "[t / 1 for t in tokens[0:5]]" in summary.text or re.search(r"\.forward\(\[0\.0[,\]]", summary.text), \
+        summary.text
 
 
 def test_what_differs_between_two_runs_is_named_with_its_module():
