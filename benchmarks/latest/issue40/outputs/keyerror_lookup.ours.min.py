@@ -5,5 +5,5 @@ REGION_MANAGERS = {
 }
 
 
-region = 'west'
+region = "west"
 manager = REGION_MANAGERS[region]

@@ -4,13 +4,13 @@ import random
 
 
 class MyNode:
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data) -> None:
         self.data = data
         self.left: MyNode | None = None
         self.right: MyNode | None = None
         self.height: int = 1
 
-    def get_data(self) -> Any:
+    def get_data(self):
         return self.data
 
     def get_left(self) -> MyNode | None:
@@ -65,7 +65,7 @@ def rl_rotation(node: MyNode) -> MyNode:
     return left_rotation(node)
 
 
-def insert_node(node: MyNode | None, data: Any) -> MyNode | None:
+def insert_node(node: MyNode | None, data) -> MyNode | None:
     if node is None:
         return MyNode(data)
     if data < node.get_data():
@@ -105,10 +105,10 @@ class AVLtree:
     def __init__(self) -> None:
         self.root: MyNode | None = None
 
-    def insert(self, data: Any) -> None:
+    def insert(self, data) -> None:
         self.root = insert_node(self.root, data)
 
-    def del_node(self, data: Any) -> None:
+    def del_node(self, data) -> None:
         del_node(self.root)
 
 

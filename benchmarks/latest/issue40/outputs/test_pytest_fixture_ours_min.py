@@ -1,14 +1,14 @@
 import pytest
 
 
-def simulated_device():
-    return {"smem": 1}
+def simulated_device(warps):
+    return {"name": "sim0", "smem": 48 * 1024, "warps": warps}
 
 
 @pytest.fixture
 def device():
     # the tests run on a simulated device
-    return simulated_device()
+    return simulated_device(warps=4)
 
 
 def element_size(dtype):
