@@ -46,7 +46,7 @@ from autodd_lsp.engine.person.person import Kept, Offers, OfferVerdict, syntax_p
 from autodd_lsp.engine.rules.operand_probe import PROBE_IMPORTS
 from autodd_lsp.engine.spec.errors import NotReproducible, UsageError
 from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
-from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution import CancelEvent, stages
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite, private_tempdir, source_bytes
@@ -116,7 +116,8 @@ class Reduction:
         original = self._reporter.size
         self._reporter.started_at = time.monotonic()
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
-        jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
+        with stages.phase("connect to Ray"):
+            jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
         slots = self._slots(jobs + 1)
         launcher = self._launcher(slots.root)
@@ -140,17 +141,21 @@ class Reduction:
         verified, user_line = False, ""
         try:
             with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
-                checks.check(pool)
+                with stages.phase("the original's checks"):
+                    checks.check(pool)
                 self._rules_ready.set()
                 session.recorder.start(slots, self.cancelled)
                 user_line = checks.observation.line if checks.observation else ""
-                self._reduce(session, pool, slots)
+                with stages.phase("the search"):
+                    self._reduce(session, pool, slots)
                 session.close(wait=False)  # before the backend closes
                 self._offers.close()
-            backend.close()  # free the warm servers before the standalone check
+            with stages.phase("closing the backend"):
+                backend.close()  # free the warm servers before the standalone check
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
             if session.tester.has_rules:
-                verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+                with stages.phase("the final check"):
+                    verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
                 if final.went_back and not self.cancelled and self.options.backend_to_use != "subproc":
                     verified = self._go_on_fresh(session, slots, jobs)
             if verified and final.needs_folder and self.options.reduce_data and not self.cancelled \
