@@ -169,10 +169,12 @@ def rows(records: list[dict]) -> list[list[str]]:
 HEADER = ["run", "wall s", "speed-up", "candidates run", "wasted (stale)", "output identical to -j 1"]
 
 
-def markdown(case, records: list[dict], when: str, stage_table: str = "") -> str:
+def markdown(case, records: list[dict], when: str, stage_table: str = "", load_before: str = "") -> str:
+    """`load_before`: the load averages before the first run (`load()`)."""
     flag = "" if case is SLOW_SERVICE else f" --program {case.name}"
+    loaded = f", load {load_before}" if load_before else ""
     lines = [
-        f"# Parallel efficiency: `{case.name}` ({when}, {os.cpu_count()} CPUs, load {load()})",
+        f"# Parallel efficiency: `{case.name}` ({when}, {os.cpu_count()} CPUs{loaded})",
         "",
         f"{case.description}. `python benchmarks/parallel.py{flag}`; runner backend unless said.",
         "",
@@ -218,7 +220,8 @@ def main(argv=None) -> int:
         slug = re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")
         return args.out / f"stages-{case.name}-{slug}.jsonl" if args.stages else None
 
-    print(f"load before: {load()}", flush=True)
+    load_before = load()
+    print(f"load before: {load_before}", flush=True)
     with tempfile.TemporaryDirectory(prefix="autodd-bench-parallel-") as tmp:
         folder = Path(tmp)
         for jobs in sorted(args.jobs):
@@ -235,7 +238,7 @@ def main(argv=None) -> int:
                     stages_file(label)))
     print(f"load after: {load()}", flush=True)
     when = datetime.date.today().isoformat()
-    text = markdown(case, records, when, stage_tables(records) if args.stages else "")
+    text = markdown(case, records, when, stage_tables(records) if args.stages else "", load_before)
     print(text)
     (args.out / "parallel.md").write_text(text)
     (args.out / "parallel.json").write_text(json.dumps(records, indent=1) + "\n")

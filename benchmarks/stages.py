@@ -165,9 +165,9 @@ def summary(records: list[dict]) -> dict:
 def markdown(named: dict[str, dict]) -> str:
     """One table: a row per stage, for each run (its name) n, median ms, mean ms, total s, share."""
     names = list(named)
-    labels: list[str] = []
-    for numbers in named.values():
-        labels += [label for label in numbers["stages"] if label not in labels]
+    order = [label for label, _, _ in ENGINE_BEFORE + RUNNER + RAY + ENGINE_AFTER] + [SECOND_RUN, CANCEL, WARM_FIRST]
+    present = {label for numbers in named.values() for label in numbers["stages"]}
+    labels = [label for index, label in enumerate(order) if label in present and label not in order[:index]]
     header = ["stage"] + [f"{name}: n, median ms, mean ms, total s (share)" for name in names]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for label in labels:

@@ -203,6 +203,39 @@ def test_the_cluster_runs_the_engines_code_and_records_its_stages(cluster, seque
     assert any(record["verdict"] is True for record in ran)
 
 
+LAZY = textwrap.dedent(
+    """\
+    def report():  # imports many modules lazily, as a kernel compiler's back end does
+        import configparser, csv, decimal, difflib, email.mime.text, fractions, http.client
+        import ipaddress, logging.handlers, statistics, tarfile, urllib.request, uuid, xml.dom.minidom, zipfile
+        return "ok"
+    print(report())
+    """
+)
+
+
+def test_imports_one_worker_learns_every_worker_preloads(cluster, tmp_path, no_strays):
+    """The original's first run (`learn_imports`) goes to one worker; what its runner learns to
+    preload, the others and any later worker preload too (else each of their candidates imports it)."""
+    source = tmp_path / "lazy.py"
+    source.write_text(LAZY)
+    backend = ray_backend.RayBackend(sys.executable, str(tmp_path), jobs=2, address=cluster.address)
+    try:
+        result = backend.run(str(source), 60.0, learn_imports=True)
+        assert result.returncode == 0 and result.stdout == b"ok\n"
+        assert len(backend._learned) >= 20 and "decimal" in backend._learned
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            learned = [set(ray.get(actor.learned.remote())) for actor in backend._actors]
+            if all(set(backend._learned) <= names for names in learned):
+                break
+            time.sleep(0.2)
+        assert all(set(backend._learned) <= names for names in learned)
+        assert backend.run(str(source), 60.0).stdout == b"ok\n"
+    finally:
+        backend.close()
+
+
 def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential, tmp_path, monkeypatch,
                                                            no_strays):
     """As on a remote cluster: the folder goes as the job's working_dir; candidates run in
