@@ -174,6 +174,8 @@ def test_reduces_on_the_cluster_like_j1(cluster, sequential, tmp_path, no_strays
     assert summary.verified and not summary.cancelled
     assert summary.text == sequential
     assert not backend_of(reduction)._shipped  # every node is this machine: run in place
+    # ... so the runs get the reduction's own temporary folder and kernel cache (run_scratch.py)
+    assert {"TMPDIR", "TILELANG_CACHE_DIR"} <= set(backend_of(reduction).extra_env)
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []
 
@@ -244,6 +246,7 @@ def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential,
     source = make_program(tmp_path / "project")
     reduction, summary = run_reduction(source, backend="ray", ray_address=cluster.address, jobs=2)
     assert backend_of(reduction)._shipped
+    assert not {"TMPDIR", "TILELANG_CACHE_DIR"} & set(backend_of(reduction).extra_env)  # not this machine's paths
     assert summary.verified and summary.text == sequential
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []

@@ -73,9 +73,11 @@ def test_a_reduction_records_every_candidates_stages(program, stages_on, no_left
 
 
 @pytest.mark.slow
-def test_off_no_record_is_made(program, tmp_path):
-    assert not stages.ON  # the test run's environment does not set AUTODD_STAGES
+def test_off_no_record_is_made(program, tmp_path_factory, monkeypatch):
+    path_if_on = tmp_path_factory.mktemp("records") / "stages.jsonl"
+    monkeypatch.setattr(stages, "ON", False)  # AUTODD_STAGES unset
+    monkeypatch.setattr(stages, "PATH", str(path_if_on))
     path = program("slow.py", slow_program(needed=1, sleep=0.0, junk=2))
     result, _ = reduce(path, SLOW_SENTINEL, jobs=2)
     assert result.verified
-    assert not list(tmp_path.rglob("*.jsonl"))
+    assert not path_if_on.exists()

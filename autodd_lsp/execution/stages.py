@@ -3,8 +3,11 @@
 With `AUTODD_STAGES=FILE` in the engine's environment, each candidate the tester
 decides (a search's, or one run ahead of its search) appends one JSON line to FILE:
 its marks, `[name, time.time()]` in the order they were made, and a few fields
-(`verdict`, `ahead`, `worker`, `duration`, `cancelled`). Unset (the default),
-nothing is recorded: no record is made, and a mark is one failed attribute lookup.
+(`verdict`, `ahead`, `worker`, `duration`, `cancelled`). Candidates refused before
+that (not smaller, cached) leave none. Unset (the default), nothing is recorded: no
+record is made, and a mark is one failed attribute lookup. FILE must be outside the
+program's folder: runs must leave that folder as they found it (clean_runs.py), and a
+file growing there would be taken for the program's.
 
 A record travels with the candidate's cancel flag (the one object that goes from
 the search through the tester to the backend), so every layer marks the stage it
@@ -24,7 +27,8 @@ knows without knowing the others:
   `w.` marks with each other there, with the engine's only on a local cluster.
 
 A reduction's phases outside the candidates (connecting to Ray, the original's
-checks, the search, closing the backend, the final check) leave a line each too
+checks, the search, closing the backend, the final check; each Ray worker's start,
+from its request to its warm runner) leave a line each too
 (`phase`: `{"phase": name, "marks": [["start", t], ["end", t]]}`).
 
 `benchmarks/stages.py` turns the file into a table per stage. Only names are a

@@ -81,6 +81,7 @@ class Reduction:
         self._offers = Offers(self._judge_offer, self._rules_ready)
         # Your check (`--check CMD`) runs where the candidate is the file (engine/candidate/mirror.py).
         self._mirror = FolderMirror(self.path, options.cwd or os.getcwd()) if options.launch().shell else None
+        self._ray_shares_files = False  # every node of the Ray cluster is this machine (_connect_ray)
 
     @property
     def original_text(self) -> str:
@@ -334,7 +335,8 @@ class Reduction:
 
     def _launcher(self, scratch: str) -> Launcher:
         """How every program of this run starts (execution/launcher.py), built once; `scratch`:
-        where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
+        where the runs' own temporary folder and kernel cache go (run_scratch.py; on Ray only where
+        every node is this machine)."""
         options, mirror = self.options, self._mirror
         launch = options.launch()  # the test under pytest, or the script with its arguments and input
         if mirror is not None:  # your check runs in its mirror of the working folder, as you would run it
@@ -348,7 +350,7 @@ class Reduction:
             if mirror is None else (),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
-                       **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
+                       **(scratch_env(scratch) if options.backend_to_use != "ray" or self._ray_shares_files else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids, options.runs_per_gpu) if options.gpu_ids else None,
@@ -374,11 +376,12 @@ class Reduction:
     def _connect_ray(self) -> int:
         """Connect to the Ray cluster now (a one-line UsageError if it cannot be reached); the jobs:
         -j, or without it one candidate per slot of the cluster."""
-        from autodd_lsp.execution.ray_backend import cluster_slots
+        from autodd_lsp.execution.ray_backend import cluster_slots, nodes_share_files
 
         address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
         try:
             count = cluster_slots(self.options.ray_address)
+            self._ray_shares_files = nodes_share_files()
         except Exception as error:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             reason = " ".join(str(error).split())[:200] or type(error).__name__
