@@ -28,7 +28,7 @@ ENGINE_BEFORE = [
     ("engine: permit -> backend call", "permit", "run"),
 ]
 RUNNER = [
-    ("runner: a free job slot", "run", "slot"),
+    ("runner: its servers started, a free job slot", "run", "slot"),
     ("runner: its warm fork server", "slot", "ready"),
     ("runner: request -> candidate forked", "ready", "forked"),
     ("the candidate runs", "forked", "ended"),
@@ -38,7 +38,7 @@ RAY = [
     ("ray: an idle worker", "run", "taken"),
     ("ray: the actor call made (text shipped)", "taken", "submitted"),
     ("ray: submitted -> method starts on the worker", "submitted", "w.start"),
-    ("worker: a free job slot", "w.start", "w.slot"),
+    ("worker: its servers started, a free job slot", "w.start", "w.slot"),
     ("worker: its warm fork server", "w.slot", "w.ready"),
     ("worker: request -> candidate forked", "w.ready", "w.forked"),
     ("the candidate runs", "w.forked", "w.ended"),
