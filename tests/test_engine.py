@@ -83,9 +83,10 @@ def test_output_keeps_the_users_own_text_and_adds_nothing(program):
 def test_same_result_at_any_number_of_jobs(program):
     path = program("inventory.py")
     one, _ = reduce(path, MESSAGE, jobs=1)
-    two, _ = reduce(path, MESSAGE, jobs=2)
+    more = {jobs: reduce(path, MESSAGE, jobs=jobs)[0].text for jobs in (2, 4, 8)}
     three, _ = reduce(path, MESSAGE, jobs=3, backend="subproc")
-    assert one.text == two.text == three.text
+    assert more == dict.fromkeys((2, 4, 8), one.text)
+    assert three.text == one.text
 
 
 

@@ -135,12 +135,14 @@ def test_a_dropped_run_ahead_is_cancelled_and_counted_stale(tester):
 
 @pytest.mark.slow
 def test_the_engine_takes_verdicts_run_ahead_and_decides_as_with_one_job(program, no_leftovers):
-    """Every candidate sleeps 0.2 s. At -j 3 the fixpoint's twin predicts the next searches'
-    candidates and they run on the jobs a search leaves idle; the result is -j 1's."""
+    """Every candidate sleeps 0.2 s. At -j 3 (and -j 8, the most runs ahead) the fixpoint's twin
+    predicts the next searches' candidates and they run on the jobs a search leaves idle; the
+    result is -j 1's."""
     path = program("slow.py", slow_program(6, 0.2, junk=8))
     one, _ = reduce(path, SLOW_SENTINEL, jobs=1)
     three, _ = reduce(path, SLOW_SENTINEL, jobs=3)
-    assert one.text == three.text and three.verified
+    eight, _ = reduce(path, SLOW_SENTINEL, jobs=8)
+    assert one.text == three.text == eight.text and three.verified
     assert "junk" not in three.text and "x5 = 5" in three.text
     assert one.stats.ahead == 0  # -j 1: no idle job
     assert three.stats.ahead >= 1  # 6 to 8 of 10 or 11 here; fewer on a loaded machine

@@ -6,6 +6,7 @@ ended (Cluster.shutdown / remove_node, by their handles), never `ray stop`."""
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -40,7 +41,7 @@ from autodd_lsp.engine import (  # noqa: E402
     Reduction,
     Summary,
 )
-from autodd_lsp.execution import ray_backend  # noqa: E402
+from autodd_lsp.execution import ray_backend, stages  # noqa: E402
 from autodd_lsp.execution.runner.warm_servers import SERVER_SCRIPT  # noqa: E402
 from tests.support import autodd, process_table, start_reduction  # noqa: E402
 
@@ -173,8 +174,68 @@ def test_reduces_on_the_cluster_like_j1(cluster, sequential, tmp_path, no_strays
     assert summary.verified and not summary.cancelled
     assert summary.text == sequential
     assert not backend_of(reduction)._shipped  # every node is this machine: run in place
+    # ... so the runs get the reduction's own temporary folder and kernel cache (run_scratch.py)
+    assert {"TMPDIR", "TILELANG_CACHE_DIR"} <= set(backend_of(reduction).extra_env)
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []
+
+
+def test_the_cluster_runs_the_engines_code_and_records_its_stages(cluster, sequential, tmp_path,
+                                                                   tmp_path_factory, monkeypatch, no_strays):
+    """With AUTODD_STAGES, each candidate's record holds the worker's stages between the actor
+    call and its result (execution/stages.py); and the worker runs the engine's compiled code,
+    so the frozen region is judged in the candidate's own run: never a second run."""
+    records = tmp_path_factory.mktemp("records") / "stages.jsonl"  # not in the program's folder
+    monkeypatch.setattr(stages, "ON", True)
+    monkeypatch.setattr(stages, "PATH", str(records))
+    source = make_program(tmp_path / "project")
+    _reduction, summary = run_reduction(source, backend="ray", ray_address=cluster.address, jobs=2)
+    assert summary.verified and summary.text == sequential
+    ran = [json.loads(line) for line in records.read_text().splitlines()]
+    ran = [record for record in ran if any(name == "run" for name, _ in record["marks"])]
+    assert ran
+    for record in ran:
+        names = [name for name, _ in record["marks"]]
+        assert names.count("run") == 1, names  # no second run for the frozen region
+        if not record["cancelled"]:
+            worker = ["taken", "submitted", "w.start", "w.slot", "w.ready", "w.forked", "w.ended", "w.return", "got"]
+            assert [name for name in names if name in worker] == worker, names
+            assert names.index("run") < names.index("taken") and names.index("got") < names.index("returned")
+            assert record["worker"] > 0
+    assert any(record["verdict"] is True for record in ran)
+
+
+LAZY = textwrap.dedent(
+    """\
+    def report():  # imports many modules lazily, as a kernel compiler's back end does
+        import configparser, csv, decimal, difflib, email.mime.text, fractions, http.client
+        import ipaddress, logging.handlers, statistics, tarfile, urllib.request, uuid, xml.dom.minidom, zipfile
+        return "ok"
+    print(report())
+    """
+)
+
+
+def test_imports_one_worker_learns_every_worker_preloads(cluster, tmp_path, no_strays):
+    """The original's first run (`learn_imports`) goes to one worker; what its runner learns to
+    preload, the others and any later worker preload too (else each of their candidates imports it)."""
+    source = tmp_path / "lazy.py"
+    source.write_text(LAZY)
+    backend = ray_backend.RayBackend(sys.executable, str(tmp_path), jobs=2, address=cluster.address)
+    try:
+        result = backend.run(str(source), 60.0, learn_imports=True)
+        assert result.returncode == 0 and result.stdout == b"ok\n"
+        assert len(backend._learned) >= 20 and "decimal" in backend._learned
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            learned = [set(ray.get(actor.learned.remote())) for actor in backend._actors]
+            if all(set(backend._learned) <= names for names in learned):
+                break
+            time.sleep(0.2)
+        assert all(set(backend._learned) <= names for names in learned)
+        assert backend.run(str(source), 60.0).stdout == b"ok\n"
+    finally:
+        backend.close()
 
 
 def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential, tmp_path, monkeypatch,
@@ -185,6 +246,7 @@ def test_the_folder_travels_to_workers_that_do_not_share_it(cluster, sequential,
     source = make_program(tmp_path / "project")
     reduction, summary = run_reduction(source, backend="ray", ray_address=cluster.address, jobs=2)
     assert backend_of(reduction)._shipped
+    assert not {"TMPDIR", "TILELANG_CACHE_DIR"} & set(backend_of(reduction).extra_env)  # not this machine's paths
     assert summary.verified and summary.text == sequential
     assert sorted(os.listdir(source.parent)) == ["helper.py", "load.py", "rows.txt"]
     assert wait_until_none_left() == []

@@ -8,43 +8,50 @@ Contract (backend.py's, plus):
   * one worker per slot, a Ray actor asking for `num_gpus=1` where the cluster has
     GPUs (Ray then sets its CUDA_VISIBLE_DEVICES to that one GPU), else `num_cpus=1`;
     it keeps a warm runner (ForkServerBackend, jobs=1: the program's imports
-    preloaded, one fresh fork per candidate) and runs one candidate at a time;
+    preloaded, one fresh fork per candidate) and runs one candidate at a time
+    (ray_worker.py); what one worker's runner learns to preload from a `learn_imports`
+    run, every worker preloads (the others would import it in every candidate);
   * the candidate runs as `python file.py` would, with the runner's fidelity rules.
     Where every node is this machine, it runs in place (the job slot beside the
-    source, engine/candidate/slots.py). Otherwise the source's folder travels as the actor's
+    source, engine/candidate/slots.py): only its compiled code travels (marshalled,
+    run instead of the file as the runner runs it: a code-probed candidate's frozen
+    regions are judged in its own run, not in a second one), never its text.
+    Otherwise the source's folder travels as the actor's
     runtime_env `working_dir` (and this package as `py_modules`); the candidate is
     written into that copy under its slot's name, and the copy's path is replaced by
-    the source's folder in its output, so the oracle sees the failure it would see here;
+    the source's folder in its output, so the oracle sees the failure it would see here
+    (there the worker compiles the file: the code names this machine's paths);
   * a worker or node that dies costs only the candidate it was running: that one runs
     again on another worker, the dead one is replaced in the background, and the run
     goes on (`degraded()` says how often that happened);
   * when the node this process is attached to dies (its raylet killed: the cluster then
     counts this driver as dead and ends every worker it owns), the backend connects again,
     to a live node, and starts its workers afresh: the candidates under way run again;
-  * cancel tells the worker to kill its candidate at once (the runner's own cancel);
+  * cancel tells the worker to kill its candidate at once (the runner's own cancel):
+    a `CancelEvent` the moment it is set, another flag at the next look (`TICK`);
     `close` kills every actor (ray.kill), whose fork server then kills its candidate
     (it watches its client's socket): nothing of ours keeps running on the cluster.
 
 The connection (`ray.init`) is ray_connect.py's. `import ray` happens only in these
-two modules, and they are imported only for `ray`.
+two modules (the worker's own side imports none), and they are imported only for `ray`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import queue
-import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from types import CodeType
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
-from autodd_lsp.execution.backend import Backend, CancelEvent, RunResult
+import autodd_lsp.execution.stages as stages
+from autodd_lsp.execution.backend import Backend, RunResult
 from autodd_lsp.execution.capture import cancelled_result
 from autodd_lsp.execution.ray_connect import (  # noqa: F401 - cluster_slots: the engine's entry
     cluster_slots,
@@ -53,6 +60,7 @@ from autodd_lsp.execution.ray_connect import (  # noqa: F401 - cluster_slots: th
     nodes_share_files,
     reconnect,
 )
+from autodd_lsp.execution.ray_worker import CODE_HEADER, _Worker
 from autodd_lsp.files import process_alive, sweep_stale_tempdirs
 
 TICK = 0.05  # how often a waiting run looks at its cancel flag
@@ -60,82 +68,6 @@ CLOSE_GRACE = 1.0  # how long close() lets workers stop their candidates and rem
 CLOSE_WAIT = 10.0  # how long close() waits for the workers' processes here to end before sweeping
 CANCEL_GRACE = 5.0  # a worker that does not hand back a cancelled run by then is killed and replaced
 RUN_ATTEMPTS = 8  # workers that may die under one candidate before the run gives up (as "cancelled")
-class _Worker:
-    """One slot on the cluster: a warm runner that runs one candidate at a time.
-
-    Threaded (max_concurrency=2) so that `cancel` reaches it while `run` waits.
-    """
-
-    def __init__(self, python, cwd, folder, preload, output_limit, extra_env, shipped, launch):
-        from autodd_lsp.execution.runner.client import ForkServerBackend
-
-        self.folder = folder
-        self.root = os.getcwd() if shipped else None  # the folder's copy (runtime_env working_dir)
-        if self.root is not None:
-            python = python if os.access(python, os.X_OK) else sys.executable
-            cwd = self._map(cwd) if self._inside(cwd) else self.root
-            launch = replace(launch, stdin=self._map(launch.stdin))  # an input file in the folder: its copy
-        self.written: set[str] = set()
-        self.cancels: dict[int, CancelEvent] = {}
-        self.cancelled: set[int] = set()
-        self.lock = threading.Lock()
-        sweep_stale_tempdirs()  # what workers killed on this node before left in its temporary folder
-        self.backend = ForkServerBackend(
-            python, cwd, jobs=1, extra_sys_path=[self._map(folder)], preload=preload,
-            output_limit=output_limit, extra_env=extra_env, launch=launch,
-        )
-        self.backend.start()
-
-    def _inside(self, path):
-        return path == self.folder or path.startswith(self.folder.rstrip(os.sep) + os.sep)
-
-    def _map(self, path):
-        if self.root is None or not self._inside(path):
-            return path
-        return self.root + path[len(self.folder.rstrip(os.sep)):]
-
-    def ready(self):
-        return self.backend.degraded(), os.getpid()
-
-    def cancel(self, run_id):
-        with self.lock:
-            event = self.cancels.get(run_id)
-            if event is None:
-                self.cancelled.add(run_id)
-        if event is not None:
-            event.set()
-
-    def run(self, run_id, path, text, timeout, learn_imports):
-        event = CancelEvent()
-        with self.lock:
-            if run_id in self.cancelled:
-                self.cancelled.discard(run_id)
-                return cancelled_result()
-            self.cancels[run_id] = event
-        try:
-            if self.root is not None:
-                path = self._map(path)
-                with open(path, "wb") as handle:
-                    handle.write(text)
-                self.written.add(path)
-            result = self.backend.run(path, timeout, event, learn_imports=learn_imports)
-        finally:
-            with self.lock:
-                self.cancels.pop(run_id, None)
-        if self.root is None:
-            return result
-        root, folder = os.fsencode(self.root.rstrip(os.sep)), os.fsencode(self.folder.rstrip(os.sep))
-        return replace(result, stdout=result.stdout.replace(root, folder), stderr=result.stderr.replace(root, folder))
-
-    def shutdown(self):
-        self.backend.close()
-        for path in self.written:
-            try:
-                os.remove(path)
-            except OSError:
-                pass
-
-
 # ray's overloads of `remote` list the task options only; max_concurrency is an actor option it accepts.
 _RemoteWorker = ray.remote(max_concurrency=2)(_Worker)  # type: ignore[call-overload]
 
@@ -159,6 +91,8 @@ class RayBackend(Backend):
         self._users = 0  # threads inside a Ray call (a reconnect waits until none is)
         self._reconnecting = False
         self._pids: list[int] = []  # the workers' process ids (on this machine where files are shared)
+        self._spawned: dict = {}  # ready() ref -> when its worker was asked for (AUTODD_STAGES only)
+        self._learned: list[str] = []  # imports a worker learned (`learn_imports`): every worker preloads them
 
     # ------------------------------------------------------------ workers
 
@@ -182,11 +116,14 @@ class RayBackend(Backend):
             if self._closed:
                 return
             actor = _RemoteWorker.options(**self._demand).remote(
-                self.python, self.cwd, self._folder(), self.preload, self.output_limit, self.extra_env, self._shipped,
-                self.launch,
+                self.python, self.cwd, self._folder(), self.preload + self._learned, self.output_limit,
+                self.extra_env, self._shipped, self.launch,
             )
             self._actors.append(actor)
-            self._warming[actor.ready.remote()] = actor
+            ref = actor.ready.remote()
+            self._warming[ref] = actor
+            if stages.ON:
+                self._spawned[ref] = time.time()
 
     def _folder(self) -> str:
         """The source's folder: what candidates need beside them (extra_sys_path, as the engine gives it)."""
@@ -290,6 +227,8 @@ class RayBackend(Backend):
                 if generation != self._generation:
                     continue
                 self._pids.append(pid)
+                if ref in self._spawned:
+                    stages.interval("ray: a worker started and warm", self._spawned.pop(ref))
                 if reason and not self._worker_degraded:
                     self._worker_degraded = reason
                 self._idle.put(actor)
@@ -319,13 +258,18 @@ class RayBackend(Backend):
             return cancelled_result()
         self.start()
         path = os.path.abspath(path)
-        with open(path, "rb") as handle:
-            text = handle.read()
+        text = b""  # where the nodes share this machine's files, the worker runs the file in place
+        if self._shipped:
+            with open(path, "rb") as handle:
+                text = handle.read()
+        shipped_code = self._shipped_code(code)
+        timing = (True,) if stages.marks(cancel) else ()  # AUTODD_STAGES: the worker marks its stages too
         for _attempt in range(RUN_ATTEMPTS):
             taken = self._take(should_stop)
             if taken is None:
                 return cancelled_result()
             actor, generation = taken
+            stages.mark(cancel, "taken")
             with self._lock:
                 self._next_id += 1
                 run_id = self._next_id
@@ -333,17 +277,83 @@ class RayBackend(Backend):
                 with self._using():
                     if generation != self._generation:
                         continue  # the connection it belonged to was given up
-                    ref = actor.run.remote(run_id, path, text, timeout, learn_imports)
-                result = self._wait(actor, run_id, ref, should_stop, generation)
+                    ref = actor.run.remote(run_id, path, text, timeout, learn_imports, shipped_code, *timing)
+                stages.mark(cancel, "submitted")
+                forget = self._on_cancel(cancel, actor, run_id, generation)
+                try:
+                    result = self._wait(actor, run_id, ref, should_stop, generation)
+                finally:
+                    forget()
             except RayActorError:  # the worker or its node died under the candidate: elsewhere
                 self._lost(actor, generation)
                 continue
             if result is None:  # stopped, and the worker did not hand it back: replaced
                 return cancelled_result()
+            if timing:
+                result = self._timed(cancel, result)
+            if learn_imports and generation == self._generation:
+                self._share_learned(actor)
             if generation == self._generation:
                 self._idle.put(actor)
             return result
         return cancelled_result()
+
+    def _shipped_code(self, code: Sequence[CodeType] | None) -> bytes:
+        """`code` marshalled for the worker to run instead of the file (as the runner's child does, so
+        that a code-probed candidate's frozen regions are seen in its own run, not in a second one);
+        b"" where the folder travels (the code names this machine's paths) or a module is run."""
+        if code is None or self._shipped or self.launch.module:
+            return b""
+        try:
+            return CODE_HEADER + marshal.dumps(tuple(code))
+        except ValueError:
+            return b""
+
+    def _on_cancel(self, cancel, actor, run_id: int, generation: int):
+        """Tell the worker at once when `cancel` is set (a `CancelEvent` can say so), not at the next
+        look at it (`TICK`); returns a function that forgets it."""
+        on_set = getattr(cancel, "on_set", None)
+        if on_set is None:
+            return lambda: None
+
+        def tell() -> None:
+            if generation != self._generation or self._reconnecting or self._closed:
+                return  # _wait sees the flag at its next look, and handles those
+            try:
+                actor.cancel.remote(run_id)
+            except Exception:  # noqa: BLE001 - a dead worker or connection: _wait's next look handles it
+                pass
+
+        return on_set(tell)
+
+    def _share_learned(self, actor) -> None:
+        """What `actor` learned to preload from a `learn_imports` run: every other worker, and every
+        worker started later, preloads it too (each runner would otherwise import it per candidate)."""
+        try:
+            with self._using():
+                names = ray.get(actor.learned.remote(), timeout=CANCEL_GRACE)
+        except Exception:  # noqa: BLE001 - a dead worker: its candidates' imports stay unlearned
+            return
+        new = [name for name in names if name not in self._learned]
+        if not new:
+            return
+        with self._lock:
+            self._learned += new
+            others = [other for other in self._actors if other is not actor]
+        for other in others:
+            try:
+                other.adopt.remote(new)
+            except Exception:  # noqa: BLE001 - a dead worker: replaced with the learned preload
+                pass
+
+    @staticmethod
+    def _timed(cancel, answer) -> RunResult:
+        """A timed run's RunResult, its worker's marks added to `cancel`'s record."""
+        result, marks, pid = answer
+        stages.extend(cancel, marks, "w.")
+        stages.mark(cancel, "got")
+        stages.note(cancel, worker=pid)
+        return result
 
     def _wait(self, actor, run_id, ref, should_stop, generation: int) -> RunResult | None:
         """The run's result; RayActorError if its worker died (or its connection was given up)."""

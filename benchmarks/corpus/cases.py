@@ -419,3 +419,16 @@ SLOW_SERVICE = Case(
     "candidates wait, they do not compute",
     source=CORPUS_DIR / "slow_service.py",
 )
+
+# The parallel-efficiency case of another shape (`parallel.py --program tilelang_two`): each
+# run compiles two TileLang kernels for the CPU (a C++ compile each): candidates compute.
+TILELANG_TWO = Case(
+    name="tilelang_two",
+    err_msg="Tensor-likes are not close",
+    timeout=120,
+    description="two TileLang kernels compiled for the CPU (TileLang's C target), each checked against "
+    "PyTorch; the second centres rows dividing by the tile width instead of the row length: candidates "
+    "compute (two C++ compiles a run), they do not wait",
+    source=CORPUS_DIR / "tilelang_two.py",
+    needs=("tilelang", "torch"),
+)

@@ -55,7 +55,7 @@ from autodd_lsp.engine.rules.frozen_probe import FrozenCheck, split_run
 from autodd_lsp.engine.rules.judge import Judge
 from autodd_lsp.engine.rules.operand_probe import split_markers
 from autodd_lsp.engine.spec.flaky import RateTest
-from autodd_lsp.execution import Backend, CancelEvent, RunResult
+from autodd_lsp.execution import Backend, CancelEvent, RunResult, stages
 from autodd_lsp.files import overwrite, source_bytes
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.syntax.metrics import order_key, value_chars
@@ -80,6 +80,8 @@ class OrderedCancelEvent(CancelEvent):
         self.order = order
         self.chain = chain
         self.started = False
+        if stages.ON:  # AUTODD_STAGES: this candidate's timing record starts at its proposal
+            stages.begin(self, "proposed", order=order, chain=chain)
 
 
 def _any_text(text: str) -> bool:
@@ -263,10 +265,13 @@ class CandidateTester:
                      learn_imports: bool = False) -> RunResult:
         """One run of the staged file at `path`, its output unmasked; what it created is cleaned away."""
         with self.watch.run() if self.watch is not None else contextlib.nullcontext():
+            stages.mark(cancel, "run")
             try:
                 result = self.backend.run(path, timeout, cancel, code=code, learn_imports=learn_imports)
             finally:
+                stages.mark(cancel, "returned")
                 self.slots.tidy(path)  # a check's mirror as the user had it (mirror.py)
+        stages.note(cancel, duration=result.duration, cancelled=result.cancelled)
         return split_markers(self.slots.unmasked(result))  # a probed run's records out of its stderr
 
     @contextlib.contextmanager
@@ -312,6 +317,7 @@ class CandidateTester:
         `on_rejected`, if given, sees the run of a candidate that ran and was rejected
         (what the reduction learns: engine/person/person.py).
         """
+        stages.mark(cancel, "tested")
         if not self._best.smaller(text):
             return False  # no progress (often: the edits were moot)
         data = source_bytes(text)  # hashed for the cache, then written
@@ -362,6 +368,17 @@ class CandidateTester:
         """`text` (whose bytes are `data`) compiled, checked, and run until its stopping rule decides:
         in a free job slot, taking a run permit; or at `ahead_path` with a permit already taken
         (a run ahead of its search, `ahead.py`), held by the caller."""
+        stages.begin(cancel, "decide")  # AUTODD_STAGES only (execution/stages.py)
+        verdict = None
+        try:
+            verdict = self._decide(text, data, cancel, statements_of, ahead_path)
+            return verdict
+        finally:
+            stages.finish(cancel, verdict=verdict and verdict.decision, runs=verdict and verdict.runs,
+                          ahead=ahead_path is not None)
+
+    def _decide(self, text: str, data: bytes, cancel: Cancel, statements_of: StatementsOf | None,
+                ahead_path: str | None) -> Verdict:
         rules = self.rules
         run_text = self._as_run(text)
         if run_text is not text:
@@ -369,6 +386,7 @@ class CandidateTester:
         in_slot = self._compiled_in_slot(run_text) if ahead_path is None else self._compiled_at(ahead_path, run_text)
         permit = self._running if ahead_path is None else contextlib.nullcontext()  # held by the caller
         with in_slot as (path, code):
+            stages.mark(cancel, "compiled")
             # not run: does not compile, or breaks frozen code; or stale already (see the module's docstring)
             early = UNPARSABLE if code is None or not rules.well_formed(text) else CANCELLED if cancel.is_set() else None
             if early is not None:
@@ -403,6 +421,7 @@ class CandidateTester:
         with self._staged_run(path, data, code if probed is None else (probed,), cancel):
             with permit:
                 _mark_started(cancel)
+                stages.mark(cancel, "permit")
                 decided = run_until_decided(
                     one_run,
                     lambda result: rules.judge.is_interesting(result, text, statements_of),
@@ -421,6 +440,7 @@ class CandidateTester:
                     runs += 1
                 if decision and not cancel.is_set():  # a stale candidate's later ones are stale already
                     self._cancel_later_than(cancel)
+                stages.mark(cancel, "judged")
                 return Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
 
 

@@ -46,7 +46,7 @@ from autodd_lsp.engine.person.person import Kept, Offers, OfferVerdict, syntax_p
 from autodd_lsp.engine.rules.operand_probe import PROBE_IMPORTS
 from autodd_lsp.engine.spec.errors import NotReproducible, UsageError
 from autodd_lsp.engine.spec.pytest_target import PYTEST_ENV, PytestTest
-from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution import CancelEvent, stages
 from autodd_lsp.execution.gpus import GpuPool
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite, private_tempdir, source_bytes
@@ -81,6 +81,7 @@ class Reduction:
         self._offers = Offers(self._judge_offer, self._rules_ready)
         # Your check (`--check CMD`) runs where the candidate is the file (engine/candidate/mirror.py).
         self._mirror = FolderMirror(self.path, options.cwd or os.getcwd()) if options.launch().shell else None
+        self._ray_shares_files = False  # every node of the Ray cluster is this machine (_connect_ray)
 
     @property
     def original_text(self) -> str:
@@ -116,7 +117,8 @@ class Reduction:
         original = self._reporter.size
         self._reporter.started_at = time.monotonic()
         # -j: given, or set by the options for the local backends; with ray, counted on the cluster.
-        jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
+        with stages.phase("connect to Ray"):
+            jobs = self._connect_ray() if self.options.backend == "ray" else self.options.jobs or 1
         self._reporter.emit(Started(original, self._texts.original))
         slots = self._slots(jobs + 1)
         launcher = self._launcher(slots.root)
@@ -140,17 +142,21 @@ class Reduction:
         verified, user_line = False, ""
         try:
             with ThreadPoolExecutor(jobs + 1, thread_name_prefix="autodd-job") as pool:
-                checks.check(pool)
+                with stages.phase("the original's checks"):
+                    checks.check(pool)
                 self._rules_ready.set()
                 session.recorder.start(slots, self.cancelled)
                 user_line = checks.observation.line if checks.observation else ""
-                self._reduce(session, pool, slots)
+                with stages.phase("the search"):
+                    self._reduce(session, pool, slots)
                 session.close(wait=False)  # before the backend closes
                 self._offers.close()
-            backend.close()  # free the warm servers before the standalone check
+            with stages.phase("closing the backend"):
+                backend.close()  # free the warm servers before the standalone check
             # Stopped before the original's checks set the rules (cancelled early): nothing to verify.
             if session.tester.has_rules:
-                verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
+                with stages.phase("the final check"):
+                    verified = final.run(slots, session.tester.rules, self.options.backend_to_use)
                 if final.went_back and not self.cancelled and self.options.backend_to_use != "subproc":
                     verified = self._go_on_fresh(session, slots, jobs)
             if verified and final.needs_folder and self.options.reduce_data and not self.cancelled \
@@ -329,7 +335,8 @@ class Reduction:
 
     def _launcher(self, scratch: str) -> Launcher:
         """How every program of this run starts (execution/launcher.py), built once; `scratch`:
-        where the runs' own temporary folder and kernel cache go (run_scratch.py; not on Ray)."""
+        where the runs' own temporary folder and kernel cache go (run_scratch.py; on Ray only where
+        every node is this machine)."""
         options, mirror = self.options, self._mirror
         launch = options.launch()  # the test under pytest, or the script with its arguments and input
         if mirror is not None:  # your check runs in its mirror of the working folder, as you would run it
@@ -343,7 +350,7 @@ class Reduction:
             if mirror is None else (),
             # What candidates' environment gets beyond the user's: the kind's, a test's, the runs' scratch.
             extra_env={**options.spec.rules.env, **(PYTEST_ENV if self._pytest else {}),
-                       **(scratch_env(scratch) if options.backend_to_use != "ray" else {})},
+                       **(scratch_env(scratch) if options.backend_to_use != "ray" or self._ray_shares_files else {})},
             output_limit=options.output_limit,
             # One GPU per running program, shared by every backend of this run (execution/gpus.py).
             gpus=GpuPool(options.gpu_ids, options.runs_per_gpu) if options.gpu_ids else None,
@@ -369,11 +376,12 @@ class Reduction:
     def _connect_ray(self) -> int:
         """Connect to the Ray cluster now (a one-line UsageError if it cannot be reached); the jobs:
         -j, or without it one candidate per slot of the cluster."""
-        from autodd_lsp.execution.ray_backend import cluster_slots
+        from autodd_lsp.execution.ray_backend import cluster_slots, nodes_share_files
 
         address = self.options.ray_address or os.environ.get("RAY_ADDRESS", "")
         try:
             count = cluster_slots(self.options.ray_address)
+            self._ray_shares_files = nodes_share_files()
         except Exception as error:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError...
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             reason = " ".join(str(error).split())[:200] or type(error).__name__

@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from types import CodeType
 
+import autodd_lsp.execution.stages as stages
 from autodd_lsp.cancel import Cancel
 from autodd_lsp.execution.backend import Backend, Launch, RunResult
 from autodd_lsp.execution.capture import (
@@ -58,6 +59,7 @@ class ForkServerBackend(Backend):
     def __init__(self, *args, warmup_timeout: float = 600.0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fallback: SubprocessBackend | None = None  # set when forking is impossible
+        self.learned: list[str] = []  # the modules adopted from `learn_imports` runs, in order
         self.fallback_reason = ""
         self._running = RunningGroups()
         self._warm = WarmServers(
@@ -162,6 +164,8 @@ class ForkServerBackend(Backend):
         slot = self._free_slot(should_stop)
         if slot is None:
             return cancelled_result()
+        stages.mark(cancel, "slot")
+        stages.note(cancel, slot=slot)
         imports_file = self._scratch.path(f"imports{slot}") if learn_imports else ""
         try:
             with gpu_for_run(self.gpus, should_stop) as gpu:
@@ -183,9 +187,15 @@ class ForkServerBackend(Backend):
 
     def _adopt_imports(self, imports_file: str) -> None:
         """Preload, from now on, the modules the program imported while it ran (if many: learning)."""
-        new = imports_worth_preloading(imports_file, set(self._warm.names) | set(self._warm.skipped))
+        self.adopt(imports_worth_preloading(imports_file, set(self._warm.names) | set(self._warm.skipped)))
+
+    def adopt(self, names: Sequence[str]) -> None:
+        """Preload `names` too from now on (those not preloaded or skipped yet): the servers restart
+        with them. What another runner learned (a Ray worker's, `ray_backend.py`) is given this way."""
+        new = [name for name in names if name not in self._warm.names and name not in self._warm.skipped]
         if new and self.fallback is None:
             self.learned_imports += len(new)
+            self.learned += new
             self._warm.restart_with(new)
 
     def _free_slot(self, should_stop) -> int | None:
@@ -201,6 +211,7 @@ class ForkServerBackend(Backend):
         for _attempt in range(2):  # a server that died before forking gets one replacement
             try:
                 server = self._ready_server(slot, should_stop)
+                stages.mark(cancel, "ready")
                 return self._run_on(server, path, files, timeout, should_stop, cancel)
             except ServerDied:
                 self._warm.discard(slot)
@@ -220,10 +231,12 @@ class ForkServerBackend(Backend):
             os.close(stderr_r)
             raise
         started = time.monotonic()  # the candidate's clock starts at its fork, never earlier
+        stages.mark(cancel, "forked")
         self._running.add(pid)
         watch = ServerWatch(server, pid)
         collected = self._running.collect(pid, stdout_r, stderr_r, watch, limit=self.output_limit,
                                           deadline=started + timeout, should_stop=should_stop, cancel=cancel)
+        stages.mark(cancel, "ended")
         duration = watch.exit.duration if watch.exit and watch.exit.duration is not None else None
         return collected.result(time.monotonic() - started if duration is None else duration)
 
