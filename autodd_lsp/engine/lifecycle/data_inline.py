@@ -1,0 +1,130 @@
+"""The result's small data files written into it: a reproducer that is one file (notes/data.md).
+
+After the data step (`data_files.py`) cut the files the result reads, and the result was
+reduced again with them (`Reduction._again`), this offers each small one written into the
+result where its code opened it (`datafiles.inline`: `open("x.csv")` becomes
+`io.StringIO("...")` (triple-quoted), `pd.read_csv("x.csv")` reads `io.StringIO(...)`; the reading
+code stays the user's). Where it opened each is found by one probed run of the result
+(`data_reads.py`) in a private folder laid out as its data folder.
+
+A candidate (the result with some files written in) runs in a fresh interpreter in that
+folder holding only the files not written in: with every file written in, the result
+alone in an empty folder. It is kept when it fails the same way, judged by the rules of
+the reduction that made the result (without the failing statement's operands, as the data
+step: `data_files.py`). All the small files at once first; when that does not fail the
+same way, one at a time, each kept if it does. `--data-as-files` (`inline_data` off)
+skips this step. Not handled, as in the data step: a rate test, frozen code, a passing side.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from autodd_lsp.datafiles.inline import Site, WrittenIn, is_small, written_in
+from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
+from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.slots import JobSlots
+from autodd_lsp.engine.lifecycle.data_reads import probe_reads
+from autodd_lsp.engine.lifecycle.events import DataFile
+from autodd_lsp.engine.lifecycle.texts import Texts
+from autodd_lsp.engine.rules.judge import replace_judge
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.files import overwrite
+
+
+class DataWrittenIn:
+    """Writes the small files of `files` into `text` (the result of the reduction whose texts are
+    `texts` and rules `rules`, its program at `path`), where that keeps the failure (`run`)."""
+
+    def __init__(self, path: str, text: str, texts: Texts, files: tuple[DataFile, ...], launcher: Launcher,
+                 rules: Rules, timeout: float, cancelled: Callable[[], bool],
+                 elsewhere: list[JobSlots]) -> None:
+        self.path, self.text, self.texts, self.files = path, text, texts, files
+        self.launcher, self.timeout, self.cancelled, self.elsewhere = launcher, timeout, cancelled, elsewhere
+        self.rules = replace(rules, judge=replace_judge(rules.judge, rules.judge.operands, None))
+        self.candidates = 0
+        self.seconds = 0.0
+        self._stop = CancelEvent()
+        self.tester: CandidateTester | None = None  # while candidates run (cancel)
+
+    def cancel(self) -> None:
+        """Stop now (any thread): the run in flight is killed, `run` returns what it has."""
+        self._stop.set()
+        tester = self.tester
+        if tester is not None:
+            tester.cancel_all()
+
+    def run(self) -> tuple[WrittenIn, tuple[DataFile, ...]] | None:
+        """The result with files written in (its text, its shadow), and the files with their new
+        place; None when none is."""
+        started = time.monotonic()
+        try:
+            return self._run()
+        finally:
+            self.seconds = time.monotonic() - started
+
+    def _run(self) -> tuple[WrittenIn, tuple[DataFile, ...]] | None:
+        rules = self.rules
+        if rules.rate_test is not None or rules.frozen is not None or rules.passes_on is not None:
+            return None
+        beside = {item.name: item.data for item in self.files if item.place == "folder"}
+        small = [name for name, data in beside.items() if is_small(data)]
+        if not small or self.cancelled():
+            return None
+        slots = JobSlots(1, os.path.basename(self.path))
+        mirror = os.path.dirname(slots.paths[0])
+        self.elsewhere.append(slots)
+        best: WrittenIn | None = None
+        try:
+            for name, data in beside.items():
+                os.makedirs(os.path.dirname(os.path.join(mirror, name)), exist_ok=True)
+                overwrite(os.path.join(mirror, name), data)
+            launcher = replace(self.launcher, cwd=mirror, extra_sys_path=())
+            watch = FolderWatch([mirror])
+            sites = probe_reads(self.text, os.path.realpath(mirror), slots, launcher, self.timeout, watch, self._stop)
+            self.candidates += 1
+            with launcher.backend("subproc") as backend:
+                tester = self.tester = CandidateTester(backend, slots, 1, rules=rules, watch=watch)
+                best = self._try(tester, mirror, beside, sites, small)
+                if best is None and len(small) > 1:
+                    for name in small:
+                        tried = self._try(tester, mirror, beside, sites, [*(best.names if best else ()), name])
+                        best = tried or best
+        finally:
+            self.tester = None
+            self.elsewhere.remove(slots)
+            slots.remove()
+        if best is None:
+            return None
+        return best, tuple(
+            replace(item, how=f"{item.how}; written into the program", place="program")
+            if item.name in best.names and item.place == "folder" else item
+            for item in self.files
+        )
+
+    def _try(self, tester: CandidateTester, mirror: str, beside: dict[str, bytes],
+             sites: dict[str, list[Site]], names: list[str]) -> WrittenIn | None:
+        """The result with `names` written in, if it fails the same way with only the other files
+        beside it; None otherwise."""
+        if self.cancelled():
+            return None
+        made = written_in(self.text, self.texts.shadow if self.texts.best == self.text else None,
+                          {name: sites.get(name, []) for name in names}, {name: beside[name] for name in names})
+        if made is None:
+            return None
+        for name, data in beside.items():
+            path = os.path.join(mirror, name)
+            if name in names and os.path.exists(path):
+                os.remove(path)
+            elif name not in names:
+                overwrite(path, data)
+        result = tester.run(made.text, self.timeout, tester.new_cancel_event())
+        self.candidates += 1
+        shadow = made.shadow
+        failed = (not result.timed_out and not result.cancelled
+                  and self.rules.judge.is_interesting(result, made.text, self.texts.statements_of(lambda: shadow)))
+        return made if failed else None

@@ -1,0 +1,82 @@
+"""Which data files a program opens, and where its code opens each: one probed run.
+
+The program runs once with `execution/reads_hook.py` (an audit hook on "open") put on
+the line of its first module-level statement; the hook writes, for each regular file
+under the given folders that the run opens for reading (not Python source, not a
+file it wrote first), its real path and the span of the call the program's own code
+was running (`datafiles.inline.Site`). The hook goes on the first statement's line,
+so its line numbers are the program's; on that line, the columns after it are shifted
+back by its length here. Used by the data step (`data_files.py`: which files) and by
+the step that writes small files into the program (`data_inline.py`: where).
+"""
+
+from __future__ import annotations
+
+import os
+
+from autodd_lsp.datafiles.inline import Site
+from autodd_lsp.engine.candidate.candidates import CandidateTester
+from autodd_lsp.engine.candidate.clean_runs import FolderWatch
+from autodd_lsp.engine.candidate.slots import JobSlots
+from autodd_lsp.engine.rules.operand_probe import hook_statement, insert_hooks
+from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution.launcher import Launcher
+
+_HOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "execution", "reads_hook.py")
+
+
+def reads_hook(roots: list[str], out: str) -> str:
+    """The statement that runs the reads hook, listing files under `roots` into `out`."""
+    with open(_HOOK, encoding="utf-8") as file:
+        source = file.read()
+    return hook_statement(
+        source,
+        "<autodd reads probe>",
+        "_autodd_reads",
+        'getattr(__import__("sys"), "_autodd_reads_probe", 0)',
+        f'"ROOTS": {roots!r}, "OUT": {out!r}, ',
+    )
+
+
+def probe_reads(text: str, folder: str, slots: JobSlots, launcher: Launcher, timeout: float,
+                watch: FolderWatch | None, stop: CancelEvent) -> dict[str, list[Site]]:
+    """The files under `folder` (a real path) that `text`, run once in `slots` by `launcher` (a fresh
+    interpreter), opens for reading: each by its name relative to that folder, with the places
+    its code opened it (in the order first seen; none known: an empty list)."""
+    out = slots.scratch_path("reads.txt")
+    hooks = reads_hook([folder], out)
+    probed = insert_hooks(text, hooks)
+    if probed is None:
+        return {}
+    at = probed.index(hooks)
+    line = text.count("\n", 0, at) + 1
+    column = len(text[text.rfind("\n", 0, at) + 1:at].encode("utf-8"))
+    try:
+        with launcher.backend("subproc") as backend:
+            CandidateTester(backend, slots, 1, watch=watch).run(probed, timeout, stop)
+        with open(out, encoding="utf-8", errors="surrogateescape") as file:
+            lines = [entry.rstrip("\n") for entry in file if entry.strip()]
+    except FileNotFoundError:
+        lines = []
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+    found: dict[str, list[Site]] = {}
+    for entry in lines:
+        path, _, words = entry.partition("\t")
+        name = os.path.relpath(path, folder)
+        if name.startswith(("..", ".autodd-")) or not os.path.isfile(path):
+            continue
+        site = Site.parse(words)
+        places = found.setdefault(name, [])
+        if site is not None:
+            places.append(_unshifted(site, line, column, len(hooks.encode("utf-8"))))
+    return found
+
+
+def _unshifted(site: Site, line: int, column: int, width: int) -> Site:
+    """`site` as in the program without the hook (`width` UTF-8 bytes put at `line`, `column`)."""
+    def back(at_line: int | None, col: int | None) -> int | None:
+        return col - width if col is not None and at_line == line and col >= column + width else col
+
+    return Site(site.line, site.end_line, back(site.line, site.col), back(site.end_line, site.end_col))
