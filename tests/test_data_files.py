@@ -458,7 +458,7 @@ def test_a_dataset_folder_is_cut_to_the_files_it_needs(tmp_path, no_leftovers):
                   out / "mean.min.py", cwd=project)
     assert done.returncode == 0, done.stderr
     assert snapshot(project) == before
-    assert "the result reads 60 file(s)" in done.stderr and "59 other file(s) it read are not needed" in done.stderr
+    assert "the result read 60 file(s)" in done.stderr and "59 other file(s) it read are not needed" in done.stderr
     assert "dataset/part41.csv: 539 -> 10 bytes" in done.stderr, done.stderr
     assert not (out / "mean.min.data").exists()
     assert "could not convert string to float: 'n/a'" in run_alone(out / "mean.min.py", tmp_path)

@@ -158,7 +158,7 @@ def _write_data(output: str, summary: Summary) -> int:
         except OSError as error:
             return _fail(f"cannot write {data_folder(output)}: {error.strerror or error}", EXIT_USAGE)
     before, after = sum(item.before for item in summary.data), sum(item.after for item in summary.data)
-    print(f"autodd: the result reads {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
+    print(f"autodd: the result read {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
           f"({summary.data_candidates} candidates, {summary.data_seconds:.1f} s)", file=sys.stderr)
     for item in (*beside, *written):
         print(f"autodd:   {item.describe()}", file=sys.stderr)

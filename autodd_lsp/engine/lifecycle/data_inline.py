@@ -42,14 +42,15 @@ class DataWrittenIn:
 
     def __init__(self, path: str, text: str, texts: Texts, files: tuple[DataFile, ...], launcher: Launcher,
                  rules: Rules, timeout: float, cancelled: Callable[[], bool],
-                 elsewhere: list[JobSlots]) -> None:
-        self.path, self.text, self.texts, self.files = path, text, texts, files
+                 elsewhere: list[JobSlots], inline: bool = True) -> None:
+        self.path, self.text, self.texts, self.files, self.inline = path, text, texts, files, inline
         self.launcher, self.timeout, self.cancelled, self.elsewhere = launcher, timeout, cancelled, elsewhere
         self.rules = replace(rules, judge=replace_judge(rules.judge, rules.judge.operands, None))
         self.candidates = 0
         self.seconds = 0.0
         self._stop = CancelEvent()
         self.tester: CandidateTester | None = None  # while candidates run (cancel)
+        self._tried: dict[tuple[tuple[str, ...], tuple[str, ...]], WrittenIn | None] = {}
 
     def cancel(self) -> None:
         """Stop now (any thread): the run in flight is killed, `run` returns what it has."""
@@ -72,13 +73,13 @@ class DataWrittenIn:
         if rules.rate_test is not None or rules.frozen is not None or rules.passes_on is not None:
             return None
         beside = {item.name: item.data for item in self.files if item.place == "folder"}
-        small = [name for name, data in beside.items() if is_small(data)]
-        if not small or self.cancelled():
+        if not beside or self.cancelled():
             return None
         slots = JobSlots(1, os.path.basename(self.path))
         mirror = os.path.dirname(slots.paths[0])
         self.elsewhere.append(slots)
         best: WrittenIn | None = None
+        unread: list[str] = []
         try:
             for name, data in beside.items():
                 os.makedirs(os.path.dirname(os.path.join(mirror, name)), exist_ok=True)
@@ -87,12 +88,22 @@ class DataWrittenIn:
             watch = FolderWatch([mirror])
             sites = probe_reads(self.text, os.path.realpath(mirror), slots, launcher, self.timeout, watch, self._stop)
             self.candidates += 1
+            # What the result (reduced again with the cut data) no longer opens, and the small files it does.
+            unread = [name for name in beside if name not in sites]
+            small = [name for name in beside if name in sites and self.inline and is_small(beside[name])]
+            if not (unread or small) or self.cancelled():
+                return None
             with launcher.backend("subproc") as backend:
                 tester = self.tester = CandidateTester(backend, slots, 1, rules=rules, watch=watch)
-                best = self._try(tester, mirror, beside, sites, small)
-                if best is None and len(small) > 1:
+                best = self._try(tester, mirror, beside, sites, unread, small)
+                if best is None and unread:
+                    best = self._try(tester, mirror, beside, sites, unread, [])
+                    if best is None:
+                        unread = []  # it fails otherwise without them: they stay (a folder it lists)
+                if small and (best is None or not best.names):  # one at a time
                     for name in small:
-                        tried = self._try(tester, mirror, beside, sites, [*(best.names if best else ()), name])
+                        tried = self._try(tester, mirror, beside, sites, unread,
+                                          [*(best.names if best else ()), name])
                         best = tried or best
         finally:
             self.tester = None
@@ -100,31 +111,40 @@ class DataWrittenIn:
             slots.remove()
         if best is None:
             return None
+        gone, written = set(unread), set(best.names)
         return best, tuple(
+            replace(item, after=0, data=b"", how="no longer read by the result", place="dropped")
+            if item.name in gone else
             replace(item, how=f"{item.how}; written into the program", place="program")
-            if item.name in best.names and item.place == "folder" else item
+            if item.name in written else item
             for item in self.files
         )
 
     def _try(self, tester: CandidateTester, mirror: str, beside: dict[str, bytes],
-             sites: dict[str, list[Site]], names: list[str]) -> WrittenIn | None:
+             sites: dict[str, list[Site]], unread: list[str], names: list[str]) -> WrittenIn | None:
         """The result with `names` written in, if it fails the same way with only the other files
-        beside it; None otherwise."""
-        if self.cancelled():
-            return None
-        made = written_in(self.text, self.texts.shadow if self.texts.best == self.text else None,
-                          {name: sites.get(name, []) for name in names}, {name: beside[name] for name in names})
+        but `unread` beside it; None otherwise."""
+        key = (tuple(unread), tuple(names))
+        if key not in self._tried and not self.cancelled():
+            self._tried[key] = self._run_one(tester, mirror, beside, sites, unread, names)
+        return self._tried.get(key)
+
+    def _run_one(self, tester: CandidateTester, mirror: str, beside: dict[str, bytes],
+                 sites: dict[str, list[Site]], unread: list[str], names: list[str]) -> WrittenIn | None:
+        shadow = self.texts.shadow if self.texts.best == self.text else None
+        made = written_in(self.text, shadow, {name: sites.get(name, []) for name in names},
+                          {name: beside[name] for name in names}) if names else WrittenIn(self.text, shadow, ())
         if made is None:
             return None
         for name, data in beside.items():
             path = os.path.join(mirror, name)
-            if name in names and os.path.exists(path):
+            if (name in names or name in unread) and os.path.exists(path):
                 os.remove(path)
-            elif name not in names:
+            elif name not in names and name not in unread:
                 overwrite(path, data)
         result = tester.run(made.text, self.timeout, tester.new_cancel_event())
         self.candidates += 1
-        shadow = made.shadow
+        made_shadow = made.shadow
         failed = (not result.timed_out and not result.cancelled
-                  and self.rules.judge.is_interesting(result, made.text, self.texts.statements_of(lambda: shadow)))
+                  and self.rules.judge.is_interesting(result, made.text, self.texts.statements_of(lambda: made_shadow)))
         return made if failed else None

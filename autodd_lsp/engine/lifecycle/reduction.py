@@ -117,15 +117,17 @@ class Reduction:
         return summary
 
     def _written_in(self, summary: Summary, made_by: Reduction | None) -> Summary:
-        """`summary` with its small data files written into its text where that keeps the failure
+        """`summary` without the data files its text no longer opens (reduced again with the cut data,
+        it may read none) and with its small ones written into it, where that keeps the failure
         (`data_inline.py`), judged by the rules of the reduction that made the text (`made_by`)."""
         session, own = made_by._session if made_by is not None else None, self._session
-        if not self.options.inline_data or self.cancelled or session is None or own is None \
-                or not summary.data_in("folder") or not session.tester.has_rules:
+        if self.cancelled or session is None or own is None or not summary.data_in("folder") \
+                or not session.tester.has_rules:
             return summary
         step = self._inline = DataWrittenIn(
             self.path, summary.text, made_by._texts, summary.data, own.launcher,  # type: ignore[union-attr]
-            session.tester.rules, self.options.timeout, lambda: self.cancelled, session.elsewhere)
+            session.tester.rules, self.options.timeout, lambda: self.cancelled, session.elsewhere,
+            inline=self.options.inline_data)
         try:
             written = step.run()
         finally:
