@@ -29,8 +29,8 @@ result run there alone (the failure line must show); a result whose data was all
   `(10000, 28, 28)` uint8 where the program wants `(N, 784, 1)`; labels one-hot `(10000, 10, 1)`):
   `np.matmul` fails with `matmul: Input operand 1 has a mismatch in its core dimension 0`;
 - `dataset_folder` (written here): a review classifier's loader over `dataset/<label>/<n>.txt`
-  (420 files, 2 KB each), the shape of a torch `Dataset` over a folder: one file's header says
-  `stars: 4.5` and `int()` refuses it.
+  (420 files, 2 KB each), the shape of a torch `Dataset` over a folder: the headers are parsed
+  after the loading loop, and one file's says `stars: 4.5`, which `int()` refuses.
 
 Prints one Markdown table (benchmarks/data.md holds a run).
 """
@@ -162,14 +162,14 @@ def load(root):
         for name in sorted(os.listdir(os.path.join(root, label))):
             with open(os.path.join(root, label, name), encoding="utf-8") as f:
                 header, text = f.read().split("\\n", 1)
-            stars = int(header.split(":")[1])
-            samples.append((text.split(), LABELS[label], stars))
+            samples.append((header, text.split(), LABELS[label]))
     return samples
 
 
 samples = load("dataset")
-vocab = sorted({word for words, _, _ in samples for word in words})
-print(len(samples), "reviews,", len(vocab), "words")
+stars = [int(header.split(":")[1]) for header, _, _ in samples]
+vocab = sorted({word for _, words, _ in samples for word in words})
+print(len(samples), "reviews,", len(vocab), "words, mean", sum(stars) / len(stars))
 """
 
 
@@ -287,15 +287,13 @@ def main() -> None:
     if args.cases:
         cases = [case for case in cases if case[0] in args.cases.split(",")]
     print(
-        "| case | program (bytes; lines; nodes) -> result bytes | data bytes | file | bytes before | bytes after | "
+        "| case | program: bytes (all .py files -> the result); lines; nodes | data bytes | file | bytes before | bytes after | "
         "how | data candidates | data s | whole run s | fails alone with its data |"
     )
     print("|---|---|---:|---|---:|---:|---|---:|---:|---:|---|")
     for name, build in cases:
         row = run_case(name, build, args.python)
-        program = (
-            f"{row['program']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')} -> {row['result']:,}"
-        )
+        program = f"{row['program']:,} -> {row['result']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')}"
         data = row.get("data")
         cells = [str(data[2]), f"{data[3]:.1f}"] if data else ["", ""]
         alone = ("yes" if row.get("alone") else "NO") if data else ""
