@@ -426,39 +426,54 @@ def test_data_as_files_keeps_a_small_file_a_file(tmp_path, no_leftovers):
 
 
 DATASET = """\
-import csv
 import os
 
-rows = []
-for name in sorted(os.listdir("dataset")):
-    with open(os.path.join("dataset", name)) as f:
-        rows += list(csv.DictReader(f))
-values = [float(row["value"]) for row in rows]
-print(sum(values) / len(values))
+
+def load(root):
+    samples = []
+    for label in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(os.path.join(root, label))):
+            with open(os.path.join(root, label, name)) as f:
+                header, text = f.read().split("\\n", 1)
+            samples.append((header, text.split(), label))
+    return samples
+
+
+samples = load("dataset")
+stars = [int(header.split(":")[1]) for header, _, _ in samples]
+print(sum(stars) / len(stars))
 """
 
 
 @pytest.mark.slow
 def test_a_dataset_folder_is_cut_to_the_files_it_needs(tmp_path, no_leftovers):
-    """60 files read (more than 20): the files first, as units (one holds the bad row), then that
-    one by its format; the other 59 are written nowhere. With one file left, the result reduced
-    again opens it by name, and its two lines are written into it."""
+    """60 files read in two folders (more than 20): the files first, as units (one holds the bad
+    header), then that one by its format; the other 59 are written nowhere, and the folder they
+    leave empty is gone from the candidates' folder too (the result alone would not find it:
+    without that, a result that lists dataset/ was written in and did not fail alone). The result
+    still lists the folder: the file stays a file."""
     project = tmp_path / "project"
-    (project / "dataset").mkdir(parents=True)
-    for index in range(60):
-        rows = [f"day{d},{d}.5" for d in range(50)]
-        if index == 41:
-            rows[31] = "day31,n/a"
-        (project / "dataset" / f"part{index:02}.csv").write_text("day,value\n" + "\n".join(rows) + "\n")
+    for label in ("neg", "pos"):
+        (project / "dataset" / label).mkdir(parents=True)
+        for index in range(30):
+            stars = "4.5" if (label, index) == ("pos", 11) else str(1 + index % 5)
+            lines = [" ".join(f"w{(index * 7 + i * 3 + j) % 500}" for j in range(12)) for i in range(20)]
+            (project / "dataset" / label / f"{index:03}.txt").write_text(f"stars: {stars}\n" + "\n".join(lines) + "\n")
     (project / "mean.py").write_text(DATASET)
     before = snapshot(project)
     out = tmp_path / "out"
     out.mkdir()
-    done = autodd(project / "mean.py", "--err-msg", "could not convert string to float", "-o",
-                  out / "mean.min.py", cwd=project)
+    done = autodd(project / "mean.py", "--err-msg", "invalid literal for int()", "-o", out / "mean.min.py",
+                  cwd=project)
     assert done.returncode == 0, done.stderr
     assert snapshot(project) == before
     assert "the result read 60 file(s)" in done.stderr and "59 other file(s) it read are not needed" in done.stderr
-    assert "dataset/part41.csv: 539 -> 10 bytes" in done.stderr, done.stderr
-    assert not (out / "mean.min.data").exists()
-    assert "could not convert string to float: 'n/a'" in run_alone(out / "mean.min.py", tmp_path)
+    assert "dataset/pos/011.txt: " in done.stderr, done.stderr
+    folder = out / "mean.min.data"
+    kept = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert kept == ["dataset/pos/011.txt", "mean.min.py"], kept
+    alone = Path(tempfile.mkdtemp(dir=tmp_path))
+    shutil.copytree(folder, alone, dirs_exist_ok=True)
+    run = subprocess.run([sys.executable, "mean.min.py"], cwd=alone, capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert "invalid literal for int() with base 10: ' 4.5'" in run.stderr, (run.stderr, done.stderr)

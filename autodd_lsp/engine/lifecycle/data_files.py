@@ -44,7 +44,7 @@ from autodd_lsp.datafiles import Cut, left_alone, shared_columns, split_files, s
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
-from autodd_lsp.engine.lifecycle.data_reads import probe_reads
+from autodd_lsp.engine.lifecycle.data_reads import lay_out, probe_reads
 from autodd_lsp.engine.lifecycle.events import DataFile
 from autodd_lsp.engine.rules.judge import replace_judge
 from autodd_lsp.execution import CancelEvent
@@ -182,13 +182,7 @@ class DataReduction:
         names = list(whole)
 
         def write(kept: list[int]) -> None:
-            wanted = {names[i] for i in kept}
-            for name in names:
-                path = os.path.join(mirror, name)
-                if name in wanted and not os.path.exists(path):
-                    overwrite(path, whole[name])
-                elif name not in wanted and os.path.exists(path):
-                    os.remove(path)
+            lay_out(mirror, {names[i]: whole[names[i]] for i in kept}, names)
 
         seen: dict[tuple[int, ...], bool] = {}
 

@@ -27,7 +27,7 @@ from autodd_lsp.datafiles.inline import Site, WrittenIn, is_small, written_in
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
-from autodd_lsp.engine.lifecycle.data_reads import probe_reads
+from autodd_lsp.engine.lifecycle.data_reads import lay_out, probe_reads
 from autodd_lsp.engine.lifecycle.events import DataFile
 from autodd_lsp.engine.lifecycle.texts import Texts
 from autodd_lsp.engine.rules.judge import replace_judge
@@ -136,12 +136,7 @@ class DataWrittenIn:
                           {name: beside[name] for name in names}) if names else WrittenIn(self.text, shadow, ())
         if made is None:
             return None
-        for name, data in beside.items():
-            path = os.path.join(mirror, name)
-            if (name in names or name in unread) and os.path.exists(path):
-                os.remove(path)
-            elif name not in names and name not in unread:
-                overwrite(path, data)
+        lay_out(mirror, {n: data for n, data in beside.items() if n not in names and n not in unread}, list(beside))
         result = tester.run(made.text, self.timeout, tester.new_cancel_event())
         self.candidates += 1
         made_shadow = made.shadow

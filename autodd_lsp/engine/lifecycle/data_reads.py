@@ -7,7 +7,9 @@ file it wrote first), its real path and the span of the call the program's own c
 was running (`datafiles.inline.Site`). The hook goes on the first statement's line,
 so its line numbers are the program's; on that line, the columns after it are shifted
 back by its length here. Used by the data step (`data_files.py`: which files) and by
-the step that writes small files into the program (`data_inline.py`: where).
+the step that writes small files into the program (`data_inline.py`: where); `lay_out`
+makes their private folders hold the files a candidate has, and no other (nor an empty
+folder a dropped file leaves: the result alone would not find one either).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from autodd_lsp.engine.candidate.slots import JobSlots
 from autodd_lsp.engine.rules.operand_probe import hook_statement, insert_hooks
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.launcher import Launcher
+from autodd_lsp.files import overwrite
 
 _HOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "execution", "reads_hook.py")
 
@@ -80,3 +83,19 @@ def _unshifted(site: Site, line: int, column: int, width: int) -> Site:
         return col - width if col is not None and at_line == line and col >= column + width else col
 
     return Site(site.line, site.end_line, back(site.line, site.col), back(site.end_line, site.end_col))
+
+
+def lay_out(folder: str, files: dict[str, bytes], names: list[str]) -> None:
+    """`folder` holding, of the data files `names` (relative paths), exactly those in `files` (with
+    their bytes); the folders the others leave empty removed, up to `folder`."""
+    for name in names:
+        path = os.path.join(folder, name)
+        if name in files:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            overwrite(path, files[name])
+        elif os.path.exists(path):
+            os.remove(path)
+            parent = os.path.dirname(path)
+            while os.path.realpath(parent) != os.path.realpath(folder) and not os.listdir(parent):
+                os.rmdir(parent)
+                parent = os.path.dirname(parent)
