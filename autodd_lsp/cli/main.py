@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+DROPPED_NAMED = 5  # files not needed any more: named up to this many, else counted
+
+
 def _write_data(output: str, summary: Summary) -> int:
     """The files the result reads, as cut (`Summary.data`): those written into it named, the others
     in OUTPUT's data folder laid out like the source's, with the result beside them under OUTPUT's
@@ -160,10 +163,11 @@ def _write_data(output: str, summary: Summary) -> int:
     before, after = sum(item.before for item in summary.data), sum(item.after for item in summary.data)
     print(f"autodd: the result read {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
           f"({summary.data_candidates} candidates, {summary.data_seconds:.1f} s)", file=sys.stderr)
-    for item in (*beside, *written):
-        print(f"autodd:   {item.describe()}", file=sys.stderr)
     dropped = summary.data_in("dropped")
-    if dropped:
+    named = dropped if len(dropped) <= DROPPED_NAMED else ()
+    for item in (*beside, *written, *named):
+        print(f"autodd:   {item.describe()}", file=sys.stderr)
+    if dropped and not named:
         print(f"autodd:   {len(dropped)} other file(s) it read are not needed: the result fails the same way "
               "without them", file=sys.stderr)
     if written:

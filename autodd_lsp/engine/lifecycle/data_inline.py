@@ -1,19 +1,22 @@
-"""The result's small data files written into it: a reproducer that is one file (notes/data.md).
+"""The files the final result reads: those it no longer opens go, small ones are written into it.
 
 After the data step (`data_files.py`) cut the files the result reads, and the result was
-reduced again with them (`Reduction._again`), this offers each small one written into the
-result where its code opened it (`datafiles.inline`: `open("x.csv")` becomes
-`io.StringIO("...")` (triple-quoted), `pd.read_csv("x.csv")` reads `io.StringIO(...)`; the reading
-code stays the user's). Where it opened each is found by one probed run of the result
-(`data_reads.py`) in a private folder laid out as its data folder.
+reduced again with them (`Reduction._again`), one probed run of the final result in a
+private folder laid out as its data folder (`data_reads.py`) says which files it still
+opens, and where its code opens each. A file it no longer opens goes (the nested
+reduction may have written in what it read). A small one it does open is offered written
+into the result there (`datafiles.inline`: `open("x.csv")` becomes `io.StringIO("...")`,
+triple-quoted; `pd.read_csv("x.csv")` reads an `io.StringIO(...)`; the reading code stays
+the user's): a reproducer that is one file.
 
-A candidate (the result with some files written in) runs in a fresh interpreter in that
-folder holding only the files not written in: with every file written in, the result
-alone in an empty folder. It is kept when it fails the same way, judged by the rules of
-the reduction that made the result (without the failing statement's operands, as the data
-step: `data_files.py`). All the small files at once first; when that does not fail the
-same way, one at a time, each kept if it does. `--data-as-files` (`inline_data` off)
-skips this step. Not handled, as in the data step: a rate test, frozen code, a passing side.
+A candidate (the result with some files written in, some gone) runs in a fresh
+interpreter in that folder holding only the other files (`lay_out`; every file gone or
+written in: the result alone in an empty folder). It is kept when it fails the same way,
+judged by the rules of the reduction that made the result (without the failing
+statement's operands, as the data step). All at once first; else the files no longer
+opened alone, then the small files one at a time, each kept if it fails the same way.
+`--data-as-files` (`inline_data` off) writes none in. Not handled, as in the data step: a
+rate test, frozen code, a passing side.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ from autodd_lsp.files import overwrite
 
 
 class DataWrittenIn:
-    """Writes the small files of `files` into `text` (the result of the reduction whose texts are
-    `texts` and rules `rules`, its program at `path`), where that keeps the failure (`run`)."""
+    """Drops the files of `files` that `text` (the result of the reduction whose texts are `texts`
+    and rules `rules`, its program at `path`) no longer opens and writes the small ones into it,
+    where that keeps the failure (`run`)."""
 
     def __init__(self, path: str, text: str, texts: Texts, files: tuple[DataFile, ...], launcher: Launcher,
                  rules: Rules, timeout: float, cancelled: Callable[[], bool],
