@@ -44,10 +44,15 @@ from autodd_lsp.datafiles import Cut, left_alone, shared_columns, split_files, s
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
-from autodd_lsp.engine.lifecycle.data_reads import lay_out, probe_reads
+from autodd_lsp.engine.lifecycle.data_reads import (
+    fails_in_every_run,
+    lay_out,
+    probe_reads,
+)
 from autodd_lsp.engine.lifecycle.events import DataFile
 from autodd_lsp.engine.rules.judge import replace_judge
-from autodd_lsp.execution import CancelEvent
+from autodd_lsp.engine.spec.flaky import FINAL_RUNS
+from autodd_lsp.execution import CancelEvent, RunResult
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite
 from autodd_lsp.oracle.same import StatementsOf
@@ -165,6 +170,8 @@ class DataReduction:
                     for name in list(current):
                         current[name] = self._cut(tester, mirror, name, whole[name], limit)
                     current = self._together(tester, mirror, current, limit)
+            if current != whole and not self._fails_fresh(launcher, slots, mirror, current, list(whole)):
+                current = dict(whole)
         finally:
             self.tester = None
             self.elsewhere.remove(slots)
@@ -174,6 +181,25 @@ class DataReduction:
             if n in current else DataFile(n, len(whole[n]), 0, b"", "not needed", place="dropped")
             for n in names
         )
+
+    def _fails_fresh(self, launcher: Launcher, slots: JobSlots, mirror: str, current: dict[str, bytes],
+                     names: list[str]) -> bool:
+        """Whether the result fails the same way with the cut files in each of `FINAL_RUNS` fresh
+        interpreters, as the final check wants of it (each cut was judged by one run: a result
+        that draws random indices into its data may fail the same way with the cut data only
+        sometimes). A notice when it does not: the files stay whole."""
+        lay_out(mirror, current, names)
+        with launcher.backend("subproc") as fresh:
+            checker = self.tester = CandidateTester(fresh, slots, 1, rules=self.rules, watch=FolderWatch([mirror]))
+            runs = fails_in_every_run(checker, self.text, self.timeout, FINAL_RUNS, self._same)
+        self.candidates += runs.runs
+        if not runs.all_failed:
+            self.notice(f"the data files were not cut: with them cut, the result failed the same way in "
+                        f"{runs.failures} of {runs.runs} fresh runs (it did in every run with them whole)")
+        return runs.all_failed
+
+    def _same(self, result: RunResult) -> bool:
+        return self.rules.judge.is_interesting(result, self.text, self.statements_of)
 
     def _fewer_files(self, tester: CandidateTester, mirror: str, whole: dict[str, bytes],
                      timeout: float) -> dict[str, bytes]:

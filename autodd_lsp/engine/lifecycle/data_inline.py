@@ -11,7 +11,8 @@ the user's): a reproducer that is one file.
 
 A candidate (the result with some files written in, some gone) runs in a fresh
 interpreter in that folder holding only the other files (`lay_out`; every file gone or
-written in: the result alone in an empty folder). It is kept when it fails the same way,
+written in: the result alone in an empty folder). It is kept when it fails the same way in
+each of `FINAL_RUNS` runs (as the final check wants of a result),
 judged by the rules of the reduction that made the result (without the failing
 statement's operands, as the data step). All at once first; else the files no longer
 opened alone, then the small files one at a time, each kept if it fails the same way.
@@ -30,10 +31,15 @@ from autodd_lsp.datafiles.inline import Site, WrittenIn, is_small, written_in
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
-from autodd_lsp.engine.lifecycle.data_reads import lay_out, probe_reads
+from autodd_lsp.engine.lifecycle.data_reads import (
+    fails_in_every_run,
+    lay_out,
+    probe_reads,
+)
 from autodd_lsp.engine.lifecycle.events import DataFile
 from autodd_lsp.engine.lifecycle.texts import Texts
 from autodd_lsp.engine.rules.judge import replace_judge
+from autodd_lsp.engine.spec.flaky import FINAL_RUNS
 from autodd_lsp.execution import CancelEvent
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite
@@ -141,9 +147,10 @@ class DataWrittenIn:
         if made is None:
             return None
         lay_out(mirror, {n: data for n, data in beside.items() if n not in names and n not in unread}, list(beside))
-        result = tester.run(made.text, self.timeout, tester.new_cancel_event())
-        self.candidates += 1
         made_shadow = made.shadow
-        failed = (not result.timed_out and not result.cancelled
-                  and self.rules.judge.is_interesting(result, made.text, self.texts.statements_of(lambda: made_shadow)))
-        return made if failed else None
+        statements_of = self.texts.statements_of(lambda: made_shadow)
+        # As the final check: in every one of FINAL_RUNS fresh runs (a run that fails otherwise ends it).
+        runs = fails_in_every_run(tester, made.text, self.timeout, FINAL_RUNS,
+                                  lambda result: self.rules.judge.is_interesting(result, made.text, statements_of))
+        self.candidates += runs.runs
+        return made if runs.all_failed else None

@@ -15,13 +15,15 @@ folder a dropped file leaves: the result alone would not find one either).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from autodd_lsp.datafiles.inline import Site
 from autodd_lsp.engine.candidate.candidates import CandidateTester
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
 from autodd_lsp.engine.rules.operand_probe import hook_statement, insert_hooks
-from autodd_lsp.execution import CancelEvent
+from autodd_lsp.execution import CancelEvent, RunResult
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite
 
@@ -99,3 +101,26 @@ def lay_out(folder: str, files: dict[str, bytes], names: list[str]) -> None:
             while os.path.realpath(parent) != os.path.realpath(folder) and not os.listdir(parent):
                 os.rmdir(parent)
                 parent = os.path.dirname(parent)
+
+
+@dataclass(frozen=True)
+class Runs:
+    runs: int  # how many ran
+    failures: int  # how many of them failed the same way
+
+    @property
+    def all_failed(self) -> bool:
+        return self.runs > 0 and self.failures == self.runs
+
+
+def fails_in_every_run(tester: CandidateTester, text: str, timeout: float, runs: int,
+                       same: Callable[[RunResult], bool]) -> Runs:
+    """`text` run up to `runs` times by `tester` (a fresh interpreter's), judged by `same`; stops at
+    the first run that does not fail the same way (or times out)."""
+    failures = 0
+    for index in range(runs):
+        result = tester.run(text, timeout, tester.new_cancel_event())
+        if result.timed_out or result.cancelled or not same(result):
+            return Runs(index + 1, failures)
+        failures += 1
+    return Runs(runs, failures)
