@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from autodd_lsp.datafiles import left_alone, shared_columns, split_files, steps_for
+from autodd_lsp.datafiles.inline import Site, literal, written_in
 from autodd_lsp.search.blocks import keep_fewer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -146,6 +147,15 @@ def write_project(folder):
     (folder / "prog.py").write_text(PROGRAM)
 
 
+def run_alone(program, tmp_path):
+    """What `program` prints when it runs alone in an empty folder (its output and errors)."""
+    alone = Path(tempfile.mkdtemp(dir=tmp_path))
+    shutil.copy(program, alone)
+    run = subprocess.run([sys.executable, program.name], cwd=alone, capture_output=True, text=True,
+                         timeout=60, check=False)
+    return run.stdout + run.stderr
+
+
 def snapshot(folder):
     return {
         str(p.relative_to(folder)): p.read_bytes()
@@ -178,13 +188,13 @@ def test_the_result_runs_alone_with_its_cut_data(tmp_path, no_leftovers):
     )  # the user's files: unchanged, nothing left beside them
     folder = out / "prog.min.data"
     assert "data/train.csv:" in done.stderr and f"wrote {folder}" in done.stderr
-    for name in ("data/train.csv", "vocab.txt", "feats.npy"):
-        assert (folder / name).stat().st_size * 20 < len(before[name]), (
-            name
-        )  # much smaller
-    assert (
-        (folder / "data" / "train.csv").read_text().startswith("label")
-    )  # the header stays
+    # The CSV and the text, cut to a few lines, are written into the program where it opened them;
+    # the array (binary) is a file of the data folder.
+    result = (out / "prog.min.py").read_text()
+    assert result.count("io.StringIO(") == 2 and "written into the program" in done.stderr
+    assert '"""\\\nlabel\n' in result  # the header stays
+    assert (folder / "feats.npy").stat().st_size * 20 < len(before["feats.npy"])
+    assert not (folder / "data").exists() and not (folder / "vocab.txt").exists()
     # Alone: the data folder copied into an empty one, run from there as the user will.
     alone = tmp_path / "alone"
     shutil.copytree(folder, alone)
@@ -199,6 +209,7 @@ def test_the_result_runs_alone_with_its_cut_data(tmp_path, no_leftovers):
     assert "ValueError: bad label for width 3" in run.stderr
     report = (out / "bug.md").read_text()
     assert "## The data it reads" in report and "| `data/train.csv` |" in report
+    assert "written into the program" in report
 
 
 @pytest.mark.slow
@@ -260,16 +271,9 @@ def test_the_result_goes_further_with_its_cut_data(tmp_path, no_leftovers):
     assert done.returncode == 0, done.stderr
     result = (out / "q.min.py").read_text()
     assert "skip" not in result and "float(" in result
-    assert (out / "q.min.data" / "q.min.py").read_text() == result
-    run = subprocess.run(
-        [sys.executable, "q.min.py"],
-        cwd=out / "q.min.data",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert "could not convert string to float: 'n/a'" in run.stderr
+    # Its cut CSV is a few lines: written into it, the reproducer is one file.
+    assert not (out / "q.min.data").exists() and "io.StringIO(" in result
+    assert "could not convert string to float: 'n/a'" in run_alone(out / "q.min.py", tmp_path)
 
 
 def test_columns_two_csv_files_share_are_cut_in_both():
@@ -317,5 +321,159 @@ def _path_written_in(project, tmp_path):
     assert done.returncode == 0, done.stderr
     result = (out / "report.min.py").read_text()
     assert str(project) not in result, result
-    cut = out / "report.min.data" / "readings.csv"
-    assert cut.exists() and len(cut.read_text()) < 100, done.stderr
+    # open(path, newline="") in load(path): the call opened readings.csv, cut to a few lines and
+    # written in there, the rest of load as it was.
+    assert "io.StringIO(" in result and "def load(" in result, result
+    assert "could not convert string to float" in run_alone(out / "report.min.py", tmp_path)
+
+
+def sites_of(text):
+    """Each call of `text` by what it calls, where the reads probe would say it ran."""
+    import ast
+
+    return {
+        ast.unparse(node.func): Site(node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+    }
+
+
+def test_a_small_file_is_written_in_where_it_was_opened():
+    text = '"""Doc."""\nimport csv\n\nwith open("data/x.csv", newline="") as f:\n    rows = list(csv.reader(f))\n'
+    made = written_in(text, text, {"data/x.csv": [sites_of(text)["open"]]}, {"data/x.csv": b"a,b\r\n1,2\r\n"})
+    assert made is not None and made.names == ("data/x.csv",)
+    assert made.text.startswith('"""Doc."""\nimport io\nimport csv\n')
+    namespace: dict = {}
+    exec(made.text, namespace)
+    assert namespace["rows"] == [["a", "b"], ["1", "2"]]  # newline="" keeps the CRLF for csv, as open did
+    assert made.shadow == made.text  # the same edits (an identity shadow stays the text)
+
+
+def test_a_reader_call_keeps_its_words_and_reads_a_string_io():
+    text = "import numpy as np\n\nvalues = np.loadtxt('v.txt', delimiter=',')\n"
+    made = written_in(text, None, {"v.txt": [sites_of(text)["np.loadtxt"]]}, {"v.txt": b"1,2\n3,4\n"})
+    assert made is not None
+    assert "np.loadtxt(io.StringIO(" in made.text and "delimiter=','" in made.text
+    namespace: dict = {}
+    exec(made.text, namespace)
+    assert namespace["values"].tolist() == [[1, 2], [3, 4]]
+
+
+def test_what_is_not_written_in():
+    text = "import pathlib\nwords = pathlib.Path('w.txt').read_text()\nrows = open('r.txt').read()\n"
+    calls = sites_of(text)
+    # read_text is not open nor a reader that takes a file object
+    assert written_in(text, None, {"w.txt": [calls["pathlib.Path('w.txt').read_text"]]}, {"w.txt": b"a\n"}) is None
+    assert written_in(text, None, {"r.txt": [calls["open"]]}, {"r.txt": b"x\n" * 41}) is None  # 41 lines
+    assert written_in(text, None, {"r.txt": [calls["open"]]}, {"r.txt": b"x" * 2049}) is None  # 2,049 bytes
+    assert written_in(text, None, {"r.txt": [calls["open"]]}, {"r.txt": b"a\0b"}) is None  # binary
+    assert written_in(text, None, {"r.txt": []}, {"r.txt": b"a\n"}) is None  # opened where no code of it ran
+    loop = "for name in ['a.txt', 'b.txt']:\n    print(open(name).read())\n"
+    site = sites_of(loop)["open"]  # one place opened two files
+    assert written_in(loop, None, {"a.txt": [site], "b.txt": [site]}, {"a.txt": b"1", "b.txt": b"2"}) is None
+    io_bound = "io = 3\nprint(open('r.txt').read(), io)\n"
+    assert written_in(io_bound, None, {"r.txt": [sites_of(io_bound)["open"]]}, {"r.txt": b"a"}) is None
+
+
+def test_literals_keep_their_lines_when_they_can():
+    assert literal("a,b\n1,2\n") == '"""\\\na,b\n1,2\n"""'
+    for value in ('ends with "', 'has """ in it', "back\\slash", "tab\tand\r", "", b"ab\n", b"\xff"):
+        assert eval(literal(value)) == value
+
+
+@pytest.mark.slow
+def test_the_reading_code_not_a_plain_open_keeps_the_data_folder(tmp_path, no_leftovers):
+    """`Path.read_text()` opens the file inside pathlib: its call is not one that reads a StringIO,
+    the cut file stays a file; a failure that needs 60 lines is no small file either."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "words.txt").write_text("apple\nzebra\n" * 300)
+    (project / "lines.txt").write_text("".join(f"line {i}\n" for i in range(500)))
+    (project / "p.py").write_text(
+        "import pathlib\n\nwords = pathlib.Path('words.txt').read_text().split()\n"
+        "lines = open('lines.txt').read().splitlines()\n"
+        "if 'zebra' in words and len(lines) >= 60:\n    raise ValueError('zebra and enough lines')\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    done = autodd(project / "p.py", "--err-msg", "zebra and enough lines", "-o", out / "p.min.py", cwd=project)
+    assert done.returncode == 0, done.stderr
+    result = (out / "p.min.py").read_text()
+    assert "StringIO" not in result and "written into" not in done.stderr
+    folder = out / "p.min.data"
+    assert (folder / "words.txt").read_text().split() == ["zebra"]
+    assert len((folder / "lines.txt").read_text().splitlines()) == 60
+    run = subprocess.run([sys.executable, "p.min.py"], cwd=folder, capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert "zebra and enough lines" in run.stderr
+
+
+@pytest.mark.slow
+def test_data_as_files_keeps_a_small_file_a_file(tmp_path, no_leftovers):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "words.txt").write_text("apple\nzebra\n" * 200)
+    (project / "p.py").write_text(
+        'words = open("words.txt").read().split()\nif "zebra" in words:\n    raise ValueError("zebra found")\n'
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    done = autodd(project / "p.py", "--err-msg", "zebra found", "-o", out / "p.min.py", "--data-as-files",
+                  cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "StringIO" not in (out / "p.min.py").read_text()
+    assert (out / "p.min.data" / "words.txt").read_text().strip() == "zebra"
+
+
+DATASET = """\
+import os
+
+
+def load(root):
+    samples = []
+    for label in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(os.path.join(root, label))):
+            with open(os.path.join(root, label, name)) as f:
+                header, text = f.read().split("\\n", 1)
+            samples.append((header, text.split(), label))
+    return samples
+
+
+samples = load("dataset")
+stars = [int(header.split(":")[1]) for header, _, _ in samples]
+print(sum(stars) / len(stars))
+"""
+
+
+@pytest.mark.slow
+def test_a_dataset_folder_is_cut_to_the_files_it_needs(tmp_path, no_leftovers):
+    """60 files read in two folders (more than 20): the files first, as units (one holds the bad
+    header), then that one by its format; the other 59 are written nowhere, and the folder they
+    leave empty is gone from the candidates' folder too (the result alone would not find it:
+    without that, a result that lists dataset/ was written in and did not fail alone). The result
+    still lists the folder: the file stays a file."""
+    project = tmp_path / "project"
+    for label in ("neg", "pos"):
+        (project / "dataset" / label).mkdir(parents=True)
+        for index in range(30):
+            stars = "4.5" if (label, index) == ("pos", 11) else str(1 + index % 5)
+            lines = [" ".join(f"w{(index * 7 + i * 3 + j) % 500}" for j in range(12)) for i in range(20)]
+            (project / "dataset" / label / f"{index:03}.txt").write_text(f"stars: {stars}\n" + "\n".join(lines) + "\n")
+    (project / "mean.py").write_text(DATASET)
+    before = snapshot(project)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = autodd(project / "mean.py", "--err-msg", "invalid literal for int()", "-o", out / "mean.min.py",
+                  cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert snapshot(project) == before
+    assert "the result read 60 file(s)" in done.stderr and "59 other file(s) it read are not needed" in done.stderr
+    assert "dataset/pos/011.txt: " in done.stderr, done.stderr
+    folder = out / "mean.min.data"
+    kept = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert kept == ["dataset/pos/011.txt", "mean.min.py"], kept
+    alone = Path(tempfile.mkdtemp(dir=tmp_path))
+    shutil.copytree(folder, alone, dirs_exist_ok=True)
+    run = subprocess.run([sys.executable, "mean.min.py"], cwd=alone, capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert "invalid literal for int() with base 10: ' 4.5'" in run.stderr, (run.stderr, done.stderr)

@@ -146,20 +146,37 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+DROPPED_NAMED = 5  # files not needed any more: named up to this many, else counted
+
+
 def _write_data(output: str, summary: Summary) -> int:
-    """The files the result reads, as cut (`Summary.data`), in OUTPUT's data folder laid out like the
-    source's, with the result beside them under OUTPUT's name: it runs from there (notes/data.md)."""
-    try:
-        folder = write_data_folder(output, summary.text, ((item.name, item.data) for item in summary.data))
-    except OSError as error:
-        return _fail(f"cannot write {data_folder(output)}: {error.strerror or error}", EXIT_USAGE)
+    """The files the result reads, as cut (`Summary.data`): those written into it named, the others
+    in OUTPUT's data folder laid out like the source's, with the result beside them under OUTPUT's
+    name: it runs from there (notes/data.md)."""
+    beside, written = summary.data_in("folder"), summary.data_in("program")
+    folder = ""
+    if beside:
+        try:
+            folder = write_data_folder(output, summary.text, ((item.name, item.data) for item in beside))
+        except OSError as error:
+            return _fail(f"cannot write {data_folder(output)}: {error.strerror or error}", EXIT_USAGE)
     before, after = sum(item.before for item in summary.data), sum(item.after for item in summary.data)
-    print(f"autodd: the result reads {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
+    print(f"autodd: the result read {len(summary.data)} file(s) beside it: {before:,} -> {after:,} bytes "
           f"({summary.data_candidates} candidates, {summary.data_seconds:.1f} s)", file=sys.stderr)
-    for item in summary.data:
+    dropped = summary.data_in("dropped")
+    named = dropped if len(dropped) <= DROPPED_NAMED else ()
+    for item in (*beside, *written, *named):
         print(f"autodd:   {item.describe()}", file=sys.stderr)
-    print(f"autodd: wrote {folder}{os.sep} (run it there: cd {shlex.quote(folder)} && python "
-          f"{shlex.quote(os.path.basename(output))})", file=sys.stderr)
+    if dropped and not named:
+        print(f"autodd:   {len(dropped)} other file(s) it read are not needed: the result fails the same way "
+              "without them", file=sys.stderr)
+    if written:
+        names = ", ".join(item.name for item in written)
+        where = f"{output} (it runs alone)" if not beside else output
+        print(f"autodd: written into {where}: {names}", file=sys.stderr)
+    if folder:
+        print(f"autodd: wrote {folder}{os.sep} (run it there: cd {shlex.quote(folder)} && python "
+              f"{shlex.quote(os.path.basename(output))})", file=sys.stderr)
     return 0
 
 

@@ -341,23 +341,34 @@ SHOWN_DATA = 2048  # a cut text file up to this many bytes is shown in the repor
 
 
 def _data_lines(summary: Summary, output_name: str) -> list[str]:
-    """The files the reproducer reads beside it, each with its size before and after it was cut
-    (engine/lifecycle/data_files.py); a small text one shown whole. [] when it reads none."""
+    """The files the reproducer reads, each with its size before and after it was cut
+    (engine/lifecycle/data_files.py) and where it is (its data folder, or written into it:
+    data_inline.py); a small text one in the folder shown whole. [] when it reads none."""
     if not summary.data:
         return []
+    beside, written = summary.data_in("folder"), summary.data_in("program")
+    dropped = summary.data_in("dropped")
     folder = os.path.splitext(output_name)[0] + ".data"
+    where = []
+    if beside:
+        where.append(f"Those cut into {_inline(folder + '/')} are laid out as it opens them, with "
+                     f"{_inline(output_name)} beside them: run it in that folder.")
+    if written:
+        where.append(f"Those written into the program ({', '.join(_inline(d.name) for d in written)}) are read from "
+                     "`io.StringIO` where it opened them" + ("; it runs alone." if not beside else "."))
+    if dropped:
+        where.append(f"{len(dropped)} other file(s) it read are not needed: it fails the same way without them.")
     out = [
         "## The data it reads",
         "",
-        f"It reads these files beside it, cut with it; they are in {_inline(folder + '/')}, laid out as it opens "
-        f"them, with {_inline(output_name)} beside them: run it in that folder.",
+        f"It read these files beside it; they were cut with it. {' '.join(where)}",
         "",
         "| file | bytes before | bytes after | how |",
         "|---|---:|---:|---|",
-        *(f"| {_inline(d.name)} | {d.before:,} | {d.after:,} | {d.how} |" for d in summary.data),
+        *(f"| {_inline(d.name)} | {d.before:,} | {d.after:,} | {d.how} |" for d in (*beside, *written)),
         "",
     ]
-    for item in summary.data:
+    for item in beside:
         if item.after <= SHOWN_DATA and b"\0" not in item.data:
             try:
                 text = item.data.decode("utf-8")

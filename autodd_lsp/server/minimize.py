@@ -409,16 +409,30 @@ class MinimizeRun:
         atomic_write(self.output_path, summary.text)
         message = summary.describe()
         if summary.data and not summary.cancelled:  # the files it reads, cut with it (notes/data.md)
-            try:
-                folder = write_data_folder(self.output_path, summary.text, ((d.name, d.data) for d in summary.data))
-                message += f" The data it reads, cut: {'; '.join(d.describe() for d in summary.data)}; in {folder}/."
-            except OSError as error:
-                message += f" Its data folder could not be written: {error.strerror or error}."
+            message += self._data_message(summary)
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
         if not summary.cancelled:  # the failure kept is options.spec, for a report or a test
             self.finished = FinishedRun(summary, self.source.path, self.output_path, options, self.reduction)
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
+
+    def _data_message(self, summary: Summary) -> str:
+        """The data folder written (the files not written into the result), and what the result
+        message says of the data: each file's sizes, and where it is."""
+        beside, written = summary.data_in("folder"), summary.data_in("program")
+        message = ""
+        if written:
+            message += f" Written into the result: {'; '.join(d.describe() for d in written)}."
+        if beside:
+            try:
+                folder = write_data_folder(self.output_path, summary.text, ((d.name, d.data) for d in beside))
+                message += f" The data it reads, cut: {'; '.join(d.describe() for d in beside)}; in {folder}/."
+            except OSError as error:
+                message += f" Its data folder could not be written: {error.strerror or error}."
+        dropped = summary.data_in("dropped")
+        if dropped:
+            message += f" {len(dropped)} other file(s) it read are not needed."
+        return message
 
     # -- results -----------------------------------------------------------------
 

@@ -448,3 +448,23 @@ async def test_a_missing_top_level_import_is_reported_as_the_environment(client:
 
     result = await h.minimize(client, {"uri": uri})  # no failure given: nothing is asked, the run stops
     assert result.status == "failed" and "cannot import 'numpy_is_not_here_at_all'" in result.message
+
+
+async def test_the_data_the_result_reads_is_written_in_or_named_in_the_message(client: EditorClient, tmp_path):
+    """The editor's result is the CLI's: a cut file of a few lines written into the result (it runs
+    alone), or with dataAsFiles kept in the output's .data folder, which the message names."""
+    (tmp_path / "words.txt").write_text("apple\nzebra\n" * 200)
+    source = h.write(tmp_path, "words.py", 'words = open("words.txt").read().split()\n'
+                                           'if "zebra" in words:\n    raise ValueError("zebra found")\n')
+    uri = h.open_document(client, source)
+
+    result = await h.minimize(client, {"uri": uri, "errMsg": "zebra found"})
+
+    assert result.status == "done", result.message
+    assert "Written into the result: words.txt: 2,400 -> " in result.message, result.message
+    assert "io.StringIO(" in (tmp_path / "words.min.py").read_text()
+    assert not (tmp_path / "words.min.data").exists()
+    kept = await h.minimize(client, {"uri": uri, "errMsg": "zebra found", "dataAsFiles": True})
+    assert kept.status == "done", kept.message
+    assert f"in {tmp_path / 'words.min.data'}/" in kept.message and "Written into" not in kept.message
+    assert (tmp_path / "words.min.data" / "words.txt").read_text().strip() == "zebra"

@@ -83,6 +83,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
   '--match': 'autodd.match',
   '--keep-imports': 'autodd.keepImports',
   '--no-data': 'autodd.noData',
+  '--data-as-files': 'autodd.dataAsFiles',
   '--python': 'autodd.interpreter',
   '--stdin': 'autodd.stdin',
   '--passes-with': 'autodd.passesWith',

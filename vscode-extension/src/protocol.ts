@@ -98,6 +98,7 @@ export interface RunOptions {
   match?: unknown;
   keepImports?: unknown;
   noData?: unknown;
+  dataAsFiles?: unknown;
   repeat?: unknown;
   gpus?: unknown;
   runsPerGpu?: unknown;

@@ -2,8 +2,8 @@
 // Pure module (no `vscode` import): the VS Code side reads the raw values and
 // passes them in; unit tests call these functions directly.
 //
-// The run settings (backend, timeout, jobs, output, match, keepImports, noData, repeat, gpus, runsPerGpu, rayAddress,
-// passesWith, passesWithEnv, args, stdin)
+// The run settings (backend, timeout, jobs, output, match, keepImports, noData, dataAsFiles, repeat, gpus, runsPerGpu,
+// rayAddress, passesWith, passesWithEnv, args, stdin)
 // are not checked here: a run carries only the ones the user set, as written,
 // and the server (the one home of their rules) answers a bad value with a
 // one-line message that the extension shows.
@@ -16,8 +16,8 @@ export const DEFAULT_INTERPRETER = 'python3';
 
 /** The run settings a minimize request may carry (package.json `autodd.<key>`). */
 export const RUN_OPTION_KEYS = [
-  'backend', 'timeout', 'jobs', 'output', 'match', 'keepImports', 'noData', 'repeat', 'gpus', 'runsPerGpu',
-  'rayAddress', 'passesWith', 'passesWithEnv', 'args', 'stdin',
+  'backend', 'timeout', 'jobs', 'output', 'match', 'keepImports', 'noData', 'dataAsFiles', 'repeat', 'gpus',
+  'runsPerGpu', 'rayAddress', 'passesWith', 'passesWithEnv', 'args', 'stdin',
 ] as const;
 
 export interface RawSettings {

@@ -44,35 +44,24 @@ from autodd_lsp.datafiles import Cut, left_alone, shared_columns, split_files, s
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
+from autodd_lsp.engine.lifecycle.data_reads import (
+    fails_in_every_run,
+    lay_out,
+    probe_reads,
+)
 from autodd_lsp.engine.lifecycle.events import DataFile
 from autodd_lsp.engine.rules.judge import replace_judge
-from autodd_lsp.engine.rules.operand_probe import hook_statement, insert_hooks
-from autodd_lsp.execution import CancelEvent
+from autodd_lsp.engine.spec.flaky import FINAL_RUNS
+from autodd_lsp.execution import CancelEvent, RunResult
 from autodd_lsp.execution.launcher import Launcher
 from autodd_lsp.files import overwrite
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.search.blocks import keep_fewer
 
-_HOOK = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
-    "execution",
-    "reads_hook.py",
-)
 BUDGET = 120  # tries a step of a file may spend
-MOST_FILES = 20  # more files than this read: none is cut (a dataset folder is not a reproducer's data)
-
-
-def reads_hook(roots: list[str], out: str) -> str:
-    """The statement that runs the reads hook, listing files under `roots` into `out`."""
-    with open(_HOOK, encoding="utf-8") as file:
-        source = file.read()
-    return hook_statement(
-        source,
-        "<autodd reads probe>",
-        "_autodd_reads",
-        'getattr(__import__("sys"), "_autodd_reads_probe", 0)',
-        f'"ROOTS": {roots!r}, "OUT": {out!r}, ',
-    )
+MOST_FILES = 20  # more files than this read: the files are cut as units first (a dataset folder)
+MOST_FOLDER = 5000  # more files than this read (or more bytes than MOST_FOLDER_BYTES): nothing is cut
+MOST_FOLDER_BYTES = 256 << 20
 
 
 class DataReduction:
@@ -136,10 +125,10 @@ class DataReduction:
         names = self._reads()
         if not names or self.cancelled():
             return ()
-        if len(names) > MOST_FILES:
-            self.notice(
-                f"the result reads {len(names)} files beside it: they are not cut (at most {MOST_FILES})"
-            )
+        sizes = [os.path.getsize(os.path.join(self.folder, name)) for name in names]
+        if len(names) > MOST_FOLDER or sum(sizes) > MOST_FOLDER_BYTES:
+            self.notice(f"the result reads {len(names)} files beside it ({sum(sizes):,} bytes): they are not cut "
+                        f"(at most {MOST_FOLDER} files, {MOST_FOLDER_BYTES:,} bytes)")
             return ()
         whole: dict[str, bytes] = {}
         for name in names:
@@ -152,7 +141,7 @@ class DataReduction:
             for name, data in whole.items():
                 os.makedirs(os.path.dirname(os.path.join(mirror, name)), exist_ok=True)
                 overwrite(os.path.join(mirror, name), data)
-            current = dict(whole)
+            current: dict[str, bytes] = dict(whole)
             # One slot: its folder is the working folder, on a warm runner as the candidates were (or subproc).
             launcher = replace(self.launcher, cwd=mirror, extra_sys_path=())
             backend = launcher.backend(self.backend, preload=self.preload)
@@ -162,32 +151,80 @@ class DataReduction:
                 )
                 started = time.monotonic()
                 if not self._fails(tester, self.timeout):
+                    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
                     self.notice(
                         "the data files were not cut: the result does not fail the same way with only "
-                        f"the files it reads ({', '.join(names)}) beside it"
+                        f"the files it reads ({shown}) beside it"
                     )
                     return ()  # no data folder: it would not run alone either
                 limit = min(
                     self.timeout,
                     max(rules.timeout, 3 * (time.monotonic() - started) + 1.0),
                 )
-                for name in names:
-                    current[name] = self._cut(tester, mirror, name, whole[name], limit)
-                current = self._together(tester, mirror, current, limit)
+                if len(names) > MOST_FILES:  # a dataset folder: which files, first
+                    current = self._fewer_files(tester, mirror, whole, limit)
+                if len(current) > MOST_FILES:
+                    self.notice(f"the result needs {len(current)} of the {len(names)} files it reads: "
+                                f"they are not cut one by one (at most {MOST_FILES})")
+                else:
+                    for name in list(current):
+                        current[name] = self._cut(tester, mirror, name, whole[name], limit)
+                    current = self._together(tester, mirror, current, limit)
+            if current != whole and not self._fails_fresh(launcher, slots, mirror, current, list(whole)):
+                current = dict(whole)
         finally:
             self.tester = None
             self.elsewhere.remove(slots)
             slots.remove()
         return tuple(
-            DataFile(
-                n,
-                len(whole[n]),
-                len(current[n]),
-                current[n],
-                self._how(n, whole[n], current[n]),
-            )
+            DataFile(n, len(whole[n]), len(current[n]), current[n], self._how(n, whole[n], current[n]))
+            if n in current else DataFile(n, len(whole[n]), 0, b"", "not needed", place="dropped")
             for n in names
         )
+
+    def _fails_fresh(self, launcher: Launcher, slots: JobSlots, mirror: str, current: dict[str, bytes],
+                     names: list[str]) -> bool:
+        """Whether the result fails the same way with the cut files in each of `FINAL_RUNS` fresh
+        interpreters, as the final check wants of it (each cut was judged by one run: a result
+        that draws random indices into its data may fail the same way with the cut data only
+        sometimes). A notice when it does not: the files stay whole."""
+        lay_out(mirror, current, names)
+        with launcher.backend("subproc") as fresh:
+            checker = self.tester = CandidateTester(fresh, slots, 1, rules=self.rules, watch=FolderWatch([mirror]))
+            runs = fails_in_every_run(checker, self.text, self.timeout, FINAL_RUNS, self._same)
+        self.candidates += runs.runs
+        if not runs.all_failed:
+            self.notice(f"the data files were not cut: with them cut, the result failed the same way in "
+                        f"{runs.failures} of {runs.runs} fresh runs (it did in every run with them whole)")
+        return runs.all_failed
+
+    def _same(self, result: RunResult) -> bool:
+        return self.rules.judge.is_interesting(result, self.text, self.statements_of)
+
+    def _fewer_files(self, tester: CandidateTester, mirror: str, whole: dict[str, bytes],
+                     timeout: float) -> dict[str, bytes]:
+        """Which of the files (a dataset folder's) the failure needs, each whole: the files are the
+        units, a candidate the mirror with only those (`keep_fewer`, as a file's own units)."""
+        names = list(whole)
+
+        def write(kept: list[int]) -> None:
+            lay_out(mirror, {names[i]: whole[names[i]] for i in kept}, names)
+
+        seen: dict[tuple[int, ...], bool] = {}
+
+        def keeps(kept: list[int]) -> bool:
+            if not kept or self.cancelled():
+                return False
+            if tuple(kept) not in seen:
+                write(kept)
+                seen[tuple(kept)] = self._fails(tester, timeout)
+            return seen[tuple(kept)]
+
+        kept, _ = keep_fewer(len(names), keeps, BUDGET)
+        if not seen.get(tuple(kept)):
+            kept = list(range(len(names)))
+        write(kept)
+        return {names[i]: whole[names[i]] for i in kept}
 
     def _how(self, name: str, before: bytes, after: bytes) -> str:
         why = left_alone(name, before)
@@ -199,35 +236,11 @@ class DataReduction:
 
     def _reads(self) -> list[str]:
         """The files under the program's folder that the result opens for reading, relative to it."""
-        slots = JobSlots(
-            1,
-            os.path.basename(self.path),
-            beside=os.path.dirname(self.path),
-            kind="reads",
-        )
-        out = slots.scratch_path("reads.txt")
-        probed = insert_hooks(self.text, reads_hook([self.folder], out))
-        if probed is None:
-            slots.remove()
-            return []
+        slots = JobSlots(1, os.path.basename(self.path), beside=os.path.dirname(self.path), kind="reads")
         try:
-            with self.launcher.backend("subproc") as backend:
-                CandidateTester(backend, slots, 1, watch=self.watch).run(
-                    probed, self.timeout, self._stop
-                )
-            try:
-                with open(out, encoding="utf-8", errors="surrogateescape") as file:
-                    paths = [line.rstrip("\n") for line in file if line.strip()]
-            except FileNotFoundError:
-                paths = []
+            return list(probe_reads(self.text, self.folder, slots, self.launcher, self.timeout, self.watch, self._stop))
         finally:
             slots.remove()
-        names = []
-        for path in dict.fromkeys(paths):
-            name = os.path.relpath(path, self.folder)
-            if not name.startswith(("..", ".autodd-")) and os.path.isfile(path):
-                names.append(name)
-        return names
 
     def _fails(self, tester: CandidateTester, timeout: float) -> bool:
         """Whether the result, run in the scratch folder as it stands, fails the same way."""

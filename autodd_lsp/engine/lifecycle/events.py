@@ -73,13 +73,17 @@ class Accepted:
 class DataFile:
     """A file the result reads beside it, as the result needs it (`engine/lifecycle/data_files.py`):
     `name` relative to the program's folder, its size `before` and `after` (bytes), the bytes to
-    write beside the result (`data`), and how it was cut (`how`: "csv, cut", "a pickle, not cut")."""
+    write beside the result (`data`), how it was cut (`how`: "csv, cut", "a pickle, not cut"), and
+    where it goes (`place`): "folder" (the result's data folder), "program" (written into the
+    result where it opened it: `data_inline.py`), "dropped" (one of a dataset folder's files
+    the failure does not need: written nowhere)."""
 
     name: str
     before: int
     after: int
     data: bytes
     how: str
+    place: str = "folder"
 
     def describe(self) -> str:
         return f"{self.name}: {self.before:,} -> {self.after:,} bytes ({self.how})"
@@ -117,6 +121,11 @@ class Summary:
     data: tuple[DataFile, ...] = ()
     data_candidates: int = 0
     data_seconds: float = 0.0
+
+    def data_in(self, place: str) -> tuple[DataFile, ...]:
+        """The data files that go to `place` ("folder": the data folder; "program": written in;
+        "dropped": not needed)."""
+        return tuple(item for item in self.data if item.place == place)
 
     def describe(self) -> str:
         o, f, s = self.original, self.final, self.stats

@@ -220,6 +220,11 @@ class ReduceOptions(RunOptions):
     reduce_data: bool = option(True, flag="--no-data",
                                help="leave the data files the result reads beside it whole (by default they are "
                                     "cut with it and written beside the result, in OUTPUT's .data folder)")
+    # Write the small cut files into the result where it opens them (engine/lifecycle/data_inline.py).
+    inline_data: bool = option(True, flag="--data-as-files",
+                               help="keep the cut data files as files in OUTPUT's .data folder (by default a small "
+                                    "one is written into the result, io.StringIO where it was opened, when the "
+                                    "result still fails the same way)")
     # Reduce with the imports kept first, then inline what the result still imports (engine/lifecycle/inlined.py);
     # False inlines every module before reducing (no flag: what the benchmark compares with).
     inline_lazily: bool = option(True)

@@ -35,6 +35,7 @@ from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.mirror import FolderMirror
 from autodd_lsp.engine.candidate.passing_side import PassingSide, parse_env
 from autodd_lsp.engine.lifecycle.data_files import DataReduction
+from autodd_lsp.engine.lifecycle.data_inline import DataWrittenIn
 from autodd_lsp.engine.lifecycle.events import Event, Failed, Finished, Started, Summary
 from autodd_lsp.engine.lifecycle.inlined import inline_reduced
 from autodd_lsp.engine.lifecycle.options import ReduceOptions
@@ -76,6 +77,8 @@ class Reduction:
         self._data: DataReduction | None = None  # the result's data files cut (data_files.py), once they are
         self._nested: Reduction | None = None  # the result reduced again with its cut data, while it is
         self._again_cost: tuple[int, float] = (0, 0.0)  # its candidates and seconds, once it ran
+        self._nested_done: Reduction | None = None  # that reduction, once its result became the result
+        self._inline: DataWrittenIn | None = None  # the data written into the result (data_inline.py), while it is
         # The user in the loop (engine/person/person.py): offered texts, judged once the rules are set.
         self._rules_ready = threading.Event()
         self._offers = Offers(self._judge_offer, self._rules_ready)
@@ -110,8 +113,34 @@ class Reduction:
             summary = replace(summary, data=self._data.files,
                               data_candidates=self._data.candidates + self._again_cost[0],
                               data_seconds=self._data.seconds + self._again_cost[1])
+            summary = self._written_in(summary, self._nested_done if again is not None else self)
         self._reporter.emit(Finished(summary))
         return summary
+
+    def _written_in(self, summary: Summary, made_by: Reduction | None) -> Summary:
+        """`summary` without the data files its text no longer opens (reduced again with the cut data,
+        it may read none) and with its small ones written into it, where that keeps the failure
+        (`data_inline.py`), judged by the rules of the reduction that made the text (`made_by`)."""
+        session, own = made_by._session if made_by is not None else None, self._session
+        if self.cancelled or session is None or own is None or not summary.data_in("folder") \
+                or not session.tester.has_rules:
+            return summary
+        step = self._inline = DataWrittenIn(
+            self.path, summary.text, made_by._texts, summary.data, own.launcher,  # type: ignore[union-attr]
+            session.tester.rules, self.options.timeout, lambda: self.cancelled, session.elsewhere,
+            inline=self.options.inline_data)
+        try:
+            written = step.run()
+        finally:
+            self._inline = None
+        summary = replace(summary, data_candidates=summary.data_candidates + step.candidates,
+                          data_seconds=summary.data_seconds + step.seconds)
+        if written is None:
+            return summary
+        made, files = written
+        if made_by is self:  # its lines are the result's now (why_kept)
+            self._texts.accept(made.text, made.shadow, "the data written in")
+        return replace(summary, text=made.text, final=size_of(made.text), data=files)
 
     def _run(self, watch: FolderWatch) -> Summary:
         original = self._reporter.size
@@ -231,6 +260,8 @@ class Reduction:
         folder = private_tempdir("again")
         try:
             for item in data.files:
+                if item.place != "folder":
+                    continue
                 os.makedirs(os.path.dirname(os.path.join(folder, item.name)), exist_ok=True)
                 overwrite(os.path.join(folder, item.name), item.data)
             path = os.path.join(folder, os.path.basename(self.path))
@@ -250,6 +281,7 @@ class Reduction:
             shutil.rmtree(folder, ignore_errors=True)
         if summary.cancelled or not summary.verified or summary.final.nodes >= size_of(self.best_text).nodes:
             return None
+        self._nested_done = nested
         return summary
 
     def _go_on_fresh(self, session: Session, slots: JobSlots, jobs: int) -> bool:
@@ -284,6 +316,8 @@ class Reduction:
             session.recorder.cancel()
             if self._data is not None:
                 self._data.cancel()
+            if self._inline is not None:
+                self._inline.cancel()
             for tester in (session.tester, session.final.tester):
                 if tester is not None:
                     tester.cancel_all()
