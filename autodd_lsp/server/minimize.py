@@ -45,9 +45,10 @@ from autodd_lsp.engine import (
     ask_failure,
     output_tail,
 )
-from autodd_lsp.files import atomic_write, beside_output_path, write_data_folder
+from autodd_lsp.files import atomic_write, beside_output_path
 from autodd_lsp.kinds import one_of
 from autodd_lsp.notebook import NotebookProgram
+from autodd_lsp.server.data_message import data_message
 from autodd_lsp.server.person_lsp import edited_line, line_diagnostic, lost_message
 from autodd_lsp.server.progress import (
     RunProgress,
@@ -409,30 +410,12 @@ class MinimizeRun:
         atomic_write(self.output_path, summary.text)
         message = summary.describe()
         if summary.data and not summary.cancelled:  # the files it reads, cut with it (notes/data.md)
-            message += self._data_message(summary)
+            message += data_message(summary, self.output_path)
         if self.stream is not None and self.stream.failure and self.stream.failure != "stopped":
             message += f" The editor did not show every step ({self.stream.failure}); the file on disk is complete."
         if not summary.cancelled:  # the failure kept is options.spec, for a report or a test
             self.finished = FinishedRun(summary, self.source.path, self.output_path, options, self.reduction)
         return self._result("cancelled" if summary.cancelled else "done", message, summary)
-
-    def _data_message(self, summary: Summary) -> str:
-        """The data folder written (the files not written into the result), and what the result
-        message says of the data: each file's sizes, and where it is."""
-        beside, written = summary.data_in("folder"), summary.data_in("program")
-        message = ""
-        if written:
-            message += f" Written into the result: {'; '.join(d.describe() for d in written)}."
-        if beside:
-            try:
-                folder = write_data_folder(self.output_path, summary.text, ((d.name, d.data) for d in beside))
-                message += f" The data it reads, cut: {'; '.join(d.describe() for d in beside)}; in {folder}/."
-            except OSError as error:
-                message += f" Its data folder could not be written: {error.strerror or error}."
-        dropped = summary.data_in("dropped")
-        if dropped:
-            message += f" {len(dropped)} other file(s) it read are not needed."
-        return message
 
     # -- results -----------------------------------------------------------------
 
