@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from autodd_lsp.datafiles import left_alone, shared_columns, split_files, steps_for
-from autodd_lsp.datafiles.inline import Site, literal, written_in
+from autodd_lsp.datafiles.written_in import Site, literal, written_in
 from autodd_lsp.search.blocks import keep_fewer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -450,8 +450,9 @@ def test_a_dataset_folder_is_cut_to_the_files_it_needs(tmp_path, no_leftovers):
     """60 files read in two folders (more than 20): the files first, as units (one holds the bad
     header), then that one by its format; the other 59 are written nowhere, and the folder they
     leave empty is gone from the candidates' folder too (the result alone would not find it:
-    without that, a result that lists dataset/ was written in and did not fail alone). The result
-    still lists the folder: the file stays a file."""
+    without that, a result that lists dataset/ was written in and did not fail alone). Where the
+    result still lists the folder, the file stays a file; where the listing went (its labels
+    written in as recorded), the file is written into the result."""
     project = tmp_path / "project"
     for label in ("neg", "pos"):
         (project / "dataset" / label).mkdir(parents=True)
@@ -470,10 +471,14 @@ def test_a_dataset_folder_is_cut_to_the_files_it_needs(tmp_path, no_leftovers):
     assert "the result read 60 file(s)" in done.stderr and "59 other file(s) it read are not needed" in done.stderr
     assert "dataset/pos/011.txt: " in done.stderr, done.stderr
     folder = out / "mean.min.data"
-    kept = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-    assert kept == ["dataset/pos/011.txt", "mean.min.py"], kept
     alone = Path(tempfile.mkdtemp(dir=tmp_path))
-    shutil.copytree(folder, alone, dirs_exist_ok=True)
+    if folder.exists():  # the result lists the folder: the file stays a file
+        kept = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+        assert kept == ["dataset/pos/011.txt", "mean.min.py"], kept
+        shutil.copytree(folder, alone, dirs_exist_ok=True)
+    else:  # the folder's listing went with the route (its labels recorded): the one file written in
+        assert "written into" in done.stderr and "io.StringIO(" in (out / "mean.min.py").read_text(), done.stderr
+        shutil.copy(out / "mean.min.py", alone)
     run = subprocess.run([sys.executable, "mean.min.py"], cwd=alone, capture_output=True, text=True, timeout=60,
                          check=False)
     assert "invalid literal for int() with base 10: ' 4.5'" in run.stderr, (run.stderr, done.stderr)

@@ -18,7 +18,7 @@ the program's own file (the file whose module-level code ran this hook) and the 
 of the call it was running, "LINE END_LINE COL END_COL" (UTF-8 columns, as `ast` has
 them), or "LINE" where the interpreter gives no columns, or nothing when no frame of
 the program's file is on the stack. A path opened from two places has two lines
-(`datafiles/inline.py` writes a file into the program where it was opened).
+(`datafiles/written_in.py` writes a file into the program where it was opened).
 """
 
 import os

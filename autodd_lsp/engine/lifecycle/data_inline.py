@@ -5,7 +5,7 @@ reduced again with them (`Reduction._again`), one probed run of the final result
 private folder laid out as its data folder (`data_reads.py`) says which files it still
 opens, and where its code opens each. A file it no longer opens goes (the nested
 reduction may have written in what it read). A small one it does open is offered written
-into the result there (`datafiles.inline`: `open("x.csv")` becomes `io.StringIO("...")`,
+into the result there (`datafiles.written_in`: `open("x.csv")` becomes `io.StringIO("...")`,
 triple-quoted; `pd.read_csv("x.csv")` reads an `io.StringIO(...)`; the reading code stays
 the user's): a reproducer that is one file.
 
@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from autodd_lsp.datafiles.inline import Site, WrittenIn, is_small, written_in
+from autodd_lsp.datafiles.written_in import Site, WrittenIn, is_small, written_in
 from autodd_lsp.engine.candidate.candidates import CandidateTester, Rules
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots

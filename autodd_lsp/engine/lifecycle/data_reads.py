@@ -4,7 +4,7 @@ The program runs once with `execution/reads_hook.py` (an audit hook on "open") p
 the line of its first module-level statement; the hook writes, for each regular file
 under the given folders that the run opens for reading (not Python source, not a
 file it wrote first), its real path and the span of the call the program's own code
-was running (`datafiles.inline.Site`). The hook goes on the first statement's line,
+was running (`datafiles.written_in.Site`). The hook goes on the first statement's line,
 so its line numbers are the program's; on that line, the columns after it are shifted
 back by its length here. Used by the data step (`data_files.py`: which files) and by
 the step that writes small files into the program (`data_inline.py`: where); `lay_out`
@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from autodd_lsp.datafiles.inline import Site
+from autodd_lsp.datafiles.written_in import Site
 from autodd_lsp.engine.candidate.candidates import CandidateTester
 from autodd_lsp.engine.candidate.clean_runs import FolderWatch
 from autodd_lsp.engine.candidate.slots import JobSlots
