@@ -2,7 +2,7 @@
 
 1. statements: call the failing function directly, remove statements (outermost first), flatten compound statements
 2. canonicalize: remove parameters together with their arguments
-3. simplify: inline functions called once and variables assigned once, replace
+3. simplify: call the failing function directly again (its parameters removed), inline functions called once and variables assigned once, replace
    expressions by a part or a constant
 4. slow: shrink literals, remove list elements (arguments, keywords, entries...)
 5. tidy: dead `elif` clauses, annotations naming what is gone, unused imports, stale comments, blank lines left behind by removals,
@@ -24,6 +24,7 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     parameters,
     parens,
     route,
+    route_again,
     stale_comments,
     statements,
     tidy,

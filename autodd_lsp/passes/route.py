@@ -230,17 +230,6 @@ def _constant(text: str) -> Callable[[Callable[[int, int], str]], str]:
     return lambda render: text
 
 
-@register
-class CallTheFailingFunctionAgain(CallTheFailingFunction):
-    """The same edit once the parameters pass has run: a constructor whose arguments were not all
-    recorded (torch_shape's `GatedProjection(cfg)`, a config object) is `GatedProjection()` once
-    they went, and the route then goes before inlining and the finer passes work on it."""
-
-    name = "call the failing function directly, its parameters removed"
-    group = Group.SIMPLIFY
-    order = -2  # before inlining: the route it replaces need not be inlined first
-
-
 def dead_after(ctx: PassContext, start: ast.stmt, call: str) -> list[ast.stmt]:
     """What goes with the route once `start` is `call`: the statements before it at its level
     that only build the route (they bind names nothing kept reads, or act on what those bind:
