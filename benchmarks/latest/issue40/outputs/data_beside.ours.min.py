@@ -1,5 +1,9 @@
+import io
 import csv
 
 
-for row in csv.DictReader(open("measurements.csv")):
+for row in csv.DictReader(io.StringIO("""\
+reading
+n/a
+""")):
     reading = float(row["reading"])
