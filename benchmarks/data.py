@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -282,8 +283,9 @@ def main() -> None:
         "--python", default=sys.executable, help="the interpreter the programs run with"
     )
     args = parser.parse_args()
-    cases = [("data_beside", build_data_beside), ("three_formats", build_three_formats),
-             ("dataset_folder", build_dataset_folder)]
+    cases: list[tuple[str, Callable[[Path], tuple]]] = [
+        ("data_beside", build_data_beside), ("three_formats", build_three_formats),
+        ("dataset_folder", build_dataset_folder)]
     if args.digitizer:
         cases.append(("digitizer", digitizer_builder(Path(args.digitizer).resolve())))
     if args.ng_video_lecture:
@@ -303,7 +305,7 @@ def main() -> None:
         program = f"{row['program']:,} -> {row['result']:,}; {row.get('lines', '?')}; {row.get('nodes', '?')}"
         data = row.get("data")
         cells = [str(data[2]), f"{data[3]:.1f}"] if data else ["", ""]
-        alone = {True: "yes", False: "NO"}.get(row.get("alone"), "")
+        alone = {True: "yes", False: "NO"}.get(bool(row["alone"]), "") if row.get("alone") is not None else ""
         files = row["files"] + ([(f"{row['dropped']} other files", "", "0", "not needed")] if row["dropped"] else [])
         for index, (file, before, after, how) in enumerate(files or [("-", "", "", "")]):
             head = [name, program, f"{row['data_bytes']:,}"] if index == 0 else ["", "", ""]

@@ -103,10 +103,10 @@ def durations(records: list[dict]) -> dict[str, list[float]]:
         if len(runs) > 1:
             out[SECOND_RUN].append(second)
         if runs:
-            start, end = runs[0]
-            sets = [when for name, when in record["marks"] if name == "cancel_set" and start <= when <= end]
+            run_start, run_end = runs[0]
+            sets = [when for name, when in record["marks"] if name == "cancel_set" and run_start <= when <= run_end]
             if sets:
-                out[CANCEL].append(end - sets[0])
+                out[CANCEL].append(run_end - sets[0])
     return out
 
 
