@@ -16,8 +16,8 @@ statement of the module that ran (the one the failure came through, at the top o
 route). A method is called on a new instance of its class, built with the values its
 `__init__` had last (a module's `forward` through the instance, as a person calls it); a
 failing `__init__` is the class called with them.
-Also where the program reports the failure itself and the other passes get no values (they
-would write them into its own check): a call's arguments stand at the top of the route.
+Not where the program reports the failure itself (its values are withheld: the mistake may lie
+in any input of its own check, `check_gemm(32, k_extent(32))` with a `k_extent` that doubles).
 Every value must have been recorded in full (a number, a short string, a tensor's shape
 and dtype: `values/recorded.py`); a list or a dict was not, and then nothing is offered.
 A method that needs state earlier calls built (a heap's array filled by inserts) is also
@@ -95,7 +95,7 @@ def _arguments(ctx: PassContext, func: ast.FunctionDef, skip_self: bool) -> str 
 
 
 def _value(ctx: PassContext, param: ast.arg) -> str | None:
-    found = ctx.values.argument(ctx.source.span(param)) if ctx.values is not None else None
+    found = ctx.values.parameter(ctx.source.span(param)) if ctx.values is not None else None
     if found is None or found.literal is None:
         return None
     return in_quotes(found.literal, ctx.quote)  # a recorded repr, its strings in the user's quotes

@@ -34,23 +34,22 @@ class RecordedValues:
     """Expression and parameter records, by their span in the original text; a method's
     instance state at its last call, by the span of its `self` parameter; and the run map:
     whether each statement ran, by the offset where it begins. `withheld`: the run's values
-    are not offered (the program reports the failure itself), only its map, and the values a
-    call had (`arguments`, the parameters' records, and `states`): the route pass writes those
-    at the top of the route, never inside the program's own check."""
+    are not offered (the program reports the failure itself), only its map: the mistake may lie
+    in any input of the program's own check (`check_gemm(32, k_extent(32))`, where `k_extent`
+    doubles), and a value written in its place would hide it."""
 
     def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded],
                  statements: dict[int, bool] | None = None, withheld: bool = False,
-                 states: dict[Span, State] | None = None, arguments: dict[Span, Recorded] | None = None) -> None:
+                 states: dict[Span, State] | None = None) -> None:
         self.expressions = expressions
         self.parameters = parameters
-        self.arguments = parameters if arguments is None else arguments
         self.statements = statements or {}
         self.withheld = withheld
         self.states = states or {}
 
     def map_only(self) -> RecordedValues:
-        """The run map without the values (`withheld`), but for the values of calls."""
-        return RecordedValues({}, {}, self.statements, withheld=True, states=self.states, arguments=self.arguments)
+        """The run map without the values (`withheld`)."""
+        return RecordedValues({}, {}, self.statements, withheld=True)
 
     @classmethod
     def load(cls, path: str, original: Source) -> RecordedValues:
@@ -88,10 +87,6 @@ class ValueLookup:
 
     def parameter(self, span: Span) -> Recorded | None:
         return self._find(self.values.parameters, span)
-
-    def argument(self, span: Span) -> Recorded | None:
-        """The parameter's record for writing a call to its function, withheld values or not."""
-        return self._find(self.values.arguments, span)
 
     def state(self, span: Span) -> State | None:
         """The plain-data attributes of the instance a method's `self` (at `span`) had at its last call."""
