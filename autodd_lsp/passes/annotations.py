@@ -17,6 +17,7 @@ import ast
 import builtins
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
+from autodd_lsp.syntax import bindings
 from autodd_lsp.syntax.patch import Edit, delete
 from autodd_lsp.syntax.source import Source
 
@@ -24,19 +25,10 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def bound_names(tree: ast.AST) -> set[str]:
-    """Every name the text binds anywhere: assignments, defs, classes, imports, parameters."""
-    bound = set(_BUILTINS)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
+    """Every name the text binds anywhere (`syntax.bindings.bound_names`, and an `except`'s
+    `as` name), and the builtins."""
+    bound = set(bindings.bound_names(tree)) | _BUILTINS
+    bound.update(node.name for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler) and node.name)
     return bound
 
 
