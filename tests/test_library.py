@@ -144,7 +144,7 @@ def test_every_pass_has_its_own_order_and_they_run_as_they_always_did():
     keys = [(p.group, p.order) for p in passes]
     assert len(set(keys)) == len(keys)
     assert [p.name for p in passes] == [
-        "call the failing function directly", "remove statements", "flatten compound statements",
+        "call the failing function directly", "replay the calls the failing instance was given", "remove statements", "flatten compound statements",
         "remove parameters with their arguments",
         "call the failing function directly, its parameters removed", "inline functions called once", "replace expressions by a part", "inline variables",
         "replace expressions by a constant",

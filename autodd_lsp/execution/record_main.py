@@ -15,11 +15,12 @@ as in a plain run:
 * every expression read by the program (not constants, callees, annotations,
   match patterns) becomes `__autodd_value__(i, expr)`, which
   returns the value unchanged;
-* every function's body first calls `__autodd_params__(j, (a, b, ...), t)` with its
-  named parameters (after the docstring, so `__doc__` stays); for a method (first
+* every function's body first calls `__autodd_params__(j, (a, b, ...), t[, args, kwargs])` with its
+  named parameters (and a method's `*`/`**` ones) (after the docstring, so `__doc__` stays); for a method (first
   parameter `self`), t keys the instance's state at the call: its attributes that the
   program assigns somewhere and whose values are plain data (numbers, short strings, and small lists, tuples, sets and
-  dicts of them), each written as Python text, the last call's;
+  dicts of them), each written as Python text, the last call's; and the call goes into the
+  instance's story (`_Stories`) when it came from outside the instance's own methods;
 * every statement (but a docstring or a `__future__` import) is preceded by
   `__autodd_ran__(k)` at its own position (`set.add`: the run map, which
   statements ran at all; the engine proposes removing the others first).
@@ -39,10 +40,28 @@ import os
 import sys
 import types
 
+
+def _load_stories():
+    """`record_stories.py`, from this file's folder, under a name no user module takes (None if it cannot load)."""
+    try:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "record_stories.py")
+        spec = importlib.util.spec_from_file_location("__autodd_record_stories__", path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # None: caught below
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return module
+    except Exception:  # noqa: BLE001 - without it, the run records no stories
+        return None
+
+
+_stories = _load_stories()
+
 _STR_LIMIT = 40  # and no whitespace: a dtype, a key, a name; never a message
 _TUPLE_LIMIT = 8
 _STATE_ITEMS = 32  # a container of an instance's state: at most this many items
 _STATE_TEXT = 600  # and an attribute's whole text at most this long
+_TEXT_LIMIT = 200  # a string a call was given (`record_stories.py`)
 
 
 def _tensor_repr(value):
@@ -79,24 +98,27 @@ def _simple_repr(value, depth=0):
     return None
 
 
-def _data_repr(value, depth=0):
-    """Python text for plain data (an attribute of an instance's state), None for anything else."""
+def _data_repr(value, depth=0, text=False):
+    """Python text for plain data (an attribute of an instance's state), None for anything else;
+    `text`: strings of up to _TEXT_LIMIT characters too, whitespace and all (a call's `help=`)."""
     kind = type(value)
     if kind in (list, tuple, set, dict):
         if depth >= 3 or len(value) > _STATE_ITEMS:
             return None
         if kind is dict:
-            pairs = [(_data_repr(k, depth + 1), _data_repr(v, depth + 1)) for k, v in value.items()]
+            pairs = [(_data_repr(k, depth + 1, text), _data_repr(v, depth + 1, text)) for k, v in value.items()]
             if any(k is None or v is None for k, v in pairs):
                 return None
             return "{" + ", ".join(k + ": " + v for k, v in pairs) + "}"
-        items = [_data_repr(item, depth + 1) for item in value]
+        items = [_data_repr(item, depth + 1, text) for item in value]
         if None in items:
             return None
         if kind is set:
             return "{" + ", ".join(sorted(items)) + "}" if items else None  # set(): not a literal
         text = ", ".join(items)
         return "[" + text + "]" if kind is list else "(" + text + ("," if len(items) == 1 else "") + ")"
+    if text and kind is str and len(value) <= _TEXT_LIMIT and not os.path.isabs(value):
+        return repr(value)
     if kind in (bool, int, float, str, bytes) or value is None:
         return _simple_repr(value, 1)
     return None
@@ -133,9 +155,10 @@ def _kind(value):
 
 
 class _Records:
-    def __init__(self, keys, assigned=frozenset()):
+    def __init__(self, keys, assigned=frozenset(), stories=None):
         self.keys = keys
         self.assigned = assigned  # the attribute names the program assigns
+        self.stories = stories  # the calls each instance was given (`_Stories`)
         self.kind: list[str | None] = [None] * len(keys)
         self.first: list[str | None] = [None] * len(keys)
         self.last: list[str | None] = [None] * len(keys)
@@ -184,6 +207,8 @@ class _Records:
             if self.kind[index] is None:
                 continue
             rows.append([*list(key), self.kind[index], self.first[index], self.many[index], self.last[index]])
+        if self.stories is not None:
+            rows.extend(self.stories.rows())
         temporary = path + ".part"
         with open(temporary, "w") as handle:
             json.dump(rows, handle)
@@ -193,6 +218,7 @@ class _Records:
 class _Instrument(ast.NodeTransformer):
     def __init__(self):
         self.keys = []
+        self.signatures = {}  # a method's "t" key -> its `record_stories.Signature`
 
     def _key(self, tag, node):
         self.keys.append((tag, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
@@ -252,8 +278,11 @@ class _Instrument(ast.NodeTransformer):
         return self._wrap(node)
 
     def _visit_function(self, node):
-        node.decorator_list = [self.visit(d) for d in node.decorator_list]
         arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        method = bool(positional) and positional[0].arg == "self"
+        signature = _stories.signature_of(node, ast.unparse) if method and _stories is not None else None
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
         arguments.defaults = [self.visit(d) for d in arguments.defaults]
         arguments.kw_defaults = [None if d is None else self.visit(d) for d in arguments.kw_defaults]
         node.body = [self.visit(s) for s in node.body]
@@ -261,13 +290,17 @@ class _Instrument(ast.NodeTransformer):
         if params:
             names: list[ast.expr] = [ast.Name(p.arg, ast.Load()) for p in params]
             indices = [self._key("p", p) for p in params]
-            positional = [*arguments.posonlyargs, *arguments.args]
-            state = self._key("t", positional[0]) if positional and positional[0].arg == "self" else -1
+            state = self._key("t", positional[0]) if method else -1
+            told: list[ast.expr] = []
+            if signature is not None:
+                self.signatures[state] = signature
+                told = [ast.Name(a.arg, ast.Load()) if a is not None else ast.Constant(None)
+                        for a in (arguments.vararg, arguments.kwarg)]
             call = ast.Call(
                 ast.Name("__autodd_params__", ast.Load()),
                 # A tuple of ints is a constant to the compiler; typeshed's Constant omits tuples.
                 [ast.Constant(tuple(indices)), ast.Tuple(names, ast.Load()),  # type: ignore[arg-type]
-                 ast.Constant(state)],
+                 ast.Constant(state), *told],
                 [],
             )
             first = node.body[0]
@@ -326,13 +359,16 @@ def _run(target, out_path, args=()):
     code = compile(tree, target, "exec", dont_inherit=True)
     assigned = frozenset(node.attr for node in ast.walk(tree)
                          if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store))
-    records = _Records(instrument.keys, assigned)
+    stories = None if _stories is None else _stories.Stories(instrument.signatures, lambda value: _data_repr(value, text=True), _tensor_repr)
+    records = _Records(instrument.keys, assigned, stories)
 
-    def see_params(indices, values, state=-1):
+    def see_params(indices, values, state=-1, varargs=None, kwargs=None):
         for index, value in zip(indices, values, strict=False):
             records.see(index, value)
         if state >= 0 and values:
             records.see_state(state, values[0])
+            if stories is not None:
+                stories.see(state, values, varargs, kwargs)
 
     def see_value(index, value):
         records.see(index, value)
@@ -350,14 +386,20 @@ def _run(target, out_path, args=()):
     setattr(module, "__builtins__", builtins)  # noqa: B010 - ModuleType's stub lacks these attributes
     setattr(module, "__cached__", None)  # noqa: B010
     sys.modules["__main__"] = module
+    if stories is not None:
+        stories.globals = module.__dict__
     sys.argv[:] = [target, *args]
     sys.path[0] = os.path.dirname(target)
     try:
         exec(code, module.__dict__)
-    except SystemExit:
+    except SystemExit as error:
+        if stories is not None:
+            stories.end(error.__traceback__, target)
         raise
     except BaseException as error:  # noqa: BLE001 - the user's program can raise anything
         kind, trace = type(error), error.__traceback__
+        if stories is not None:
+            stories.end(trace, target)
         program_frames = trace.tb_next if trace is not None else None  # the program's frames only
         error.__traceback__ = program_frames
         sys.excepthook(kind, error, program_frames)

@@ -34,7 +34,10 @@ correspond:
 - `callee` parameters by the function (file and name) and the parameter's name: the
   arguments as the library received them, however the candidate wrote them
   (`nn.Embedding(1, 1)(x)` where the original called `self.emb(idx)`);
-- `reads` by their text (`REGION_MANAGERS`, `self.emb`), `params` by name: a name
+- `reads` by their text (`REGION_MANAGERS`, `self.emb`), `params` by name, but
+  for the size of an object's collections (`self.items`' length and keys: the
+  entries the statement uses are in `reads`, the others are the route's, an
+  inventory's other items where the check that fails reads one). A name
   the candidate no longer reads or has (inlined, renamed, replaced by its value, a
   parameter dropped) is not compared, except a parameter the failing statement
   reads (itself or through its function's assignments: `flows`) whose value is an
@@ -90,9 +93,12 @@ def flat(record: StatementRecord) -> dict[str, object]:
 def _flat(record: StatementRecord) -> dict[str, object]:
     out: dict[str, object] = {}
     op = record.get("op")
-    for part in ("reads", "params"):
-        for name, descriptor in (record.get(part) or {}).items():
-            _flatten(f"{part}.{name}", descriptor, out)
+    for name, descriptor in (record.get("reads") or {}).items():
+        _flatten(f"reads.{name}", descriptor, out)
+    params: dict[str, object] = {}
+    for name, descriptor in (record.get("params") or {}).items():
+        _flatten(f"params.{name}", descriptor, params)
+    out.update((path, value) for path, value in params.items() if not _a_collections_size(path))
     callee = record.get("callee")
     if isinstance(callee, dict):
         for name, descriptor in (callee.get("params") or {}).items():
@@ -101,6 +107,14 @@ def _flat(record: StatementRecord) -> dict[str, object]:
         for position, descriptor in (record.get("operands") or {}).items():
             _flatten(f"operands.{op}.{position}", descriptor, out)
     return out
+
+
+def _a_collections_size(path: str) -> bool:
+    """`params.self.fields.items.len`: what a parameter's collection attribute holds beyond its
+    type and its keys' type (its length, its keys, its items). The entries the failing statement uses are in its `reads`; the
+    others are the route's (an inventory's other items, where the check reads the one that fails)."""
+    parts = path.split(".")
+    return len(parts) > 4 and parts[2] == "fields" and (parts[4] in ("len", "key_values") or "each" in parts[4:])
 
 
 def _flatten(prefix: str, descriptor: object, out: dict[str, object]) -> None:

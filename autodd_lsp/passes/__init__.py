@@ -1,6 +1,6 @@
 """Rewrite passes, one kind of edit per module, registered in the spec's groups:
 
-1. statements: call the failing function directly, remove statements (outermost first), flatten compound statements
+1. statements: call the failing function directly, replay the calls the failing instance was given, remove statements (outermost first), flatten compound statements
 2. canonicalize: remove parameters together with their arguments
 3. simplify: call the failing function directly again (its parameters removed), inline functions called once and variables assigned once, replace
    expressions by a part or a constant
@@ -23,6 +23,7 @@ from autodd_lsp.passes import (  # noqa: F401  (importing registers the passes)
     literals,
     parameters,
     parens,
+    replay,
     route,
     route_again,
     stale_comments,

@@ -138,7 +138,7 @@ def _the_calls(ctx: PassContext, func: ast.FunctionDef, cls: ast.ClassDef | None
     calls = [f"{instance}({arguments})" if func.name == "forward" else f"{instance}.{func.name}({arguments})"]
     state = _state(ctx, func)
     if state:
-        name = _fresh_name(ctx, cls.name)
+        name = fresh_name(ctx, cls.name)
         lines = [f"{name} = {instance}",
                  *(f"{name}.{attribute} = {in_quotes(text, ctx.quote)}" for attribute, text in state)]
         lines.append(f"{name}({arguments})" if func.name == "forward" else f"{name}.{func.name}({arguments})")
@@ -153,11 +153,13 @@ def _state(ctx: PassContext, func: ast.FunctionDef) -> tuple[tuple[str, str], ..
     return ctx.values.state(ctx.source.span(positional[0])) or ()
 
 
-def _fresh_name(ctx: PassContext, class_name: str) -> str:
-    """`PriorityQueue` -> `priority_queue`, with `_` added while the module uses the name."""
+def fresh_name(ctx: PassContext, class_name: str, used: set[str] | None = None) -> str:
+    """`PriorityQueue` -> `priority_queue`, with `_` added while the module uses the name
+    (or while `used` holds it)."""
     name = "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(class_name))
-    used = {n.id for n in ast.walk(ctx.source.tree) if isinstance(n, ast.Name)}
-    used |= {n.name for n in ast.walk(ctx.source.tree) if isinstance(n, (*_FUNCTIONS, ast.ClassDef))}
+    if used is None:
+        used = {n.id for n in ast.walk(ctx.source.tree) if isinstance(n, ast.Name)}
+        used |= {n.name for n in ast.walk(ctx.source.tree) if isinstance(n, (*_FUNCTIONS, ast.ClassDef))}
     while name in used or not name.isidentifier():
         name += "_"
     return name
@@ -168,9 +170,9 @@ def route_start(ctx: PassContext) -> ast.stmt | None:
     too): where the failure's route begins. A statement the map does not know (its text begins
     with what came from elsewhere: `Transformer.from_model_args(1)(...)`, once `model` was
     inlined into `model(tokens)`) counts; one it says never ran does not. None where it holds
-    the failure."""
+    the failing statement (where one is known: a printed failure has none)."""
     values = ctx.values
-    if values is None or not ctx.failing:
+    if values is None:
         return None
     body: list[ast.stmt] = ctx.source.tree.body
     last = None
@@ -183,7 +185,7 @@ def route_start(ctx: PassContext) -> ast.stmt | None:
         if not isinstance(last, ast.If) or not _is_main_guard(last):
             break
         body = last.body
-    if last is None or _holds(ctx, last) or _is_main_guard(last) or not ctx.source.owns_its_lines(last):
+    if last is None or (ctx.failing and _holds(ctx, last)) or _is_main_guard(last) or not ctx.source.owns_its_lines(last):
         return None
     return last
 
@@ -196,7 +198,7 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 class CallTheFailingFunction(ReductionPass):
     name = "call the failing function directly"
     group = Group.STATEMENTS
-    order = -1  # first of all: the route goes in one candidate, before passes that change the
+    order = -2  # first of all: the route goes in one candidate, before passes that change the
     # failing function's parameters (one that reads a global of the route's loop loses it) or
     # remove the route's statements one at a time
     uses_values = True
@@ -206,24 +208,30 @@ class CallTheFailingFunction(ReductionPass):
         start = route_start(ctx)
         if found is None or start is None:
             return []
-        source: Source = ctx.source
-        first, end = source.line_start(start.lineno), source.line_end(last_line(start))
-        indent = source.indent_of_line(start.lineno)
-        with_dead, plain = [], []
-        for call in _the_calls(ctx, *found):
-            text = "".join(indent + line + "\n" for line in call.split("\n"))
-            if source.text[first:end] == text:
-                return []  # the route is gone already
-            call_patch = Patch(first, end, _constant(text))
-            alone = Edit((call_patch,), self.name, weight=max(1, end - first - len(text)))
-            plain.append(alone)
-            dead = [source.stmt_lines_span(d) for d in dead_after(ctx, start, call)]
-            if dead:
-                # with the definitions only the route used: the call alone is often longer than
-                # the statement it replaces (`Classifier()()`), and a candidate must be smaller
-                patches = sorted([call_patch, *(delete(*span) for span in dead)], key=lambda p: p.start)
-                with_dead.append(Edit(tuple(patches), self.name, weight=alone.weight + sum(e - s for s, e in dead)))
-        return [*with_dead, *plain]
+        return route_edits(ctx, start, _the_calls(ctx, *found), self.name)
+
+
+def route_edits(ctx: PassContext, start: ast.stmt, calls: list[str], name: str) -> list[Edit]:
+    """Edits that put each of `calls` (code, one or more lines) in place of the route's start,
+    each also with what goes with the route (`dead_after`); none once one of them is there."""
+    source: Source = ctx.source
+    first, end = source.line_start(start.lineno), source.line_end(last_line(start))
+    indent = source.indent_of_line(start.lineno)
+    with_dead, plain = [], []
+    for call in calls:
+        text = "".join(indent + line + "\n" for line in call.split("\n"))
+        if source.text[first:end] == text:
+            return []  # the route is gone already
+        call_patch = Patch(first, end, _constant(text))
+        alone = Edit((call_patch,), name, weight=max(1, end - first - len(text)))
+        plain.append(alone)
+        dead = [source.stmt_lines_span(d) for d in dead_after(ctx, start, call)]
+        if dead:
+            # with the definitions only the route used: the call alone is often longer than
+            # the statement it replaces (`Classifier()()`), and a candidate must be smaller
+            patches = sorted([call_patch, *(delete(*span) for span in dead)], key=lambda p: p.start)
+            with_dead.append(Edit(tuple(patches), name, weight=alone.weight + sum(e - s for s, e in dead)))
+    return [*with_dead, *plain]
 
 
 def _constant(text: str) -> Callable[[Callable[[int, int], str]], str]:

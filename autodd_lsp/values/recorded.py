@@ -30,6 +30,21 @@ class Recorded:
 State = tuple[tuple[str, str], ...]  # an instance's attributes that are plain data: (name, Python text)
 
 
+@dataclass(frozen=True)
+class Story:
+    """The calls an instance was given from outside its own methods, in order (`execution/record_stories.py`):
+    each its method's name and its arguments as Python text (None: one could not be written).
+    `class_name`: its class's, where the module binds the class by it (else None); `begun`: its
+    `__init__` is the first call; `complete`: every call is here; `holder`: a module-level name
+    that held it when the program ended."""
+
+    class_name: str | None
+    begun: bool
+    complete: bool
+    calls: tuple[tuple[str, str | None], ...]
+    holder: str | None = None
+
+
 class RecordedValues:
     """Expression and parameter records, by their span in the original text; a method's
     instance state at its last call, by the span of its `self` parameter; and the run map:
@@ -40,16 +55,18 @@ class RecordedValues:
 
     def __init__(self, expressions: dict[Span, Recorded], parameters: dict[Span, Recorded],
                  statements: dict[int, bool] | None = None, withheld: bool = False,
-                 states: dict[Span, State] | None = None) -> None:
+                 states: dict[Span, State] | None = None, ending: tuple[Story, ...] = ()) -> None:
         self.expressions = expressions
         self.parameters = parameters
         self.statements = statements or {}
         self.withheld = withheld
         self.states = states or {}
+        self.ending = ending  # the stories of the instances whose methods the run ended in, innermost first
 
     def map_only(self) -> RecordedValues:
-        """The run map without the values (`withheld`)."""
-        return RecordedValues({}, {}, self.statements, withheld=True)
+        """The run map without the values (`withheld`), and the instances' stories: a story is
+        the calls the program gave an object, each whole (`passes/replay.py`)."""
+        return RecordedValues({}, {}, self.statements, withheld=True, ending=self.ending)
 
     @classmethod
     def load(cls, path: str, original: Source) -> RecordedValues:
@@ -60,9 +77,14 @@ class RecordedValues:
         parameters: dict[Span, Recorded] = {}
         statements: dict[int, bool] = {}
         states: dict[Span, State] = {}
+        ending: list[Story] = []
         for tag, line, col, end_line, end_col, kind, first, many, last in rows:
             if tag == "s":
                 statements[original.offset(line, col)] = kind == "ran"
+                continue
+            if tag == "h":
+                class_name, begun, complete, calls, holder = first
+                ending.append(Story(class_name, begun, complete, tuple((m, a) for m, a in calls), holder))
                 continue
             span = (original.offset(line, col), original.offset(end_line, end_col))
             if tag == "t":
@@ -72,7 +94,7 @@ class RecordedValues:
             offered = literal if kind == "value" or (literal or "").startswith(TENSOR_PREFIX) else None
             record = Recorded(kind if kind in VALUE_KINDS else "mixed", offered, not many)
             (parameters if tag == "p" else expressions)[span] = record
-        return cls(expressions, parameters, statements, states=states)
+        return cls(expressions, parameters, statements, states=states, ending=tuple(ending))
 
 
 class ValueLookup:

@@ -1,0 +1,162 @@
+"""The calls each instance was given from outside its own methods: its story (for `record_main.py`).
+
+Standalone like the recorder (no autodd import, Python 3.10+): the recorder loads it from its
+own folder by path, under a private name that no user module can take.
+
+A method's call goes into its instance's (`self`'s) story when it comes from outside the
+instance's own methods: from module level, from a function, from another object's method (the
+caller's `self` is not the same instance). `__init__` begins a new story (the same
+address, a new instance). Each call is kept as its method's name and its arguments as Python
+text (`_text`), None where one cannot be written; an argument whose text is its parameter's
+default is left out. `passes/replay.py` writes a story out as those calls.
+
+Bounded: at most STORY_CALLS calls a story (beyond, the story is not complete), and TOTAL_CALLS
+calls told in all (then no more are told: a hot loop's method costs a dict lookup).
+"""
+
+import builtins
+import sys
+import types
+
+STORY_CALLS = 64
+TOTAL_CALLS = 4000
+_NAMED = (type, types.FunctionType, types.BuiltinFunctionType)
+
+
+class Signature:
+    """What a method's call is written with: its name, its parameters after `self` (name and
+    the default's text, None without one), its keyword-only ones, and its `*`/`**` names."""
+
+    def __init__(self, name, positional, keyword_only, vararg, kwarg):
+        self.name, self.positional, self.keyword_only = name, positional, keyword_only
+        self.vararg, self.kwarg = vararg, kwarg
+
+
+def signature_of(node, unparse):
+    """A `Signature` of a method's def (before it is instrumented); `unparse` is `ast.unparse`."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + [unparse(d) for d in arguments.defaults]
+    keyword_defaults = [None if d is None else unparse(d) for d in arguments.kw_defaults]
+    return Signature(
+        node.name,
+        [(p.arg, default) for p, default in zip(positional, defaults, strict=True)][1:],
+        [(p.arg, default) for p, default in zip(arguments.kwonlyargs, keyword_defaults, strict=True)],
+        arguments.vararg is not None, arguments.kwarg is not None,
+    )
+
+
+class Stories:
+    def __init__(self, signatures, data_repr, tensor_repr):
+        self.signatures = signatures  # a method's "t" key -> its Signature
+        self._data_repr, self._tensor_repr = data_repr, tensor_repr
+        self.globals = {}  # the program's module namespace (set by the recorder)
+        self.stories = {}  # id(instance) -> its story's index
+        self.told = []  # [class name, whether __init__ began it, complete, [[method, arguments], ...]] by index
+        self.instances = []  # each story's instance's id, by index
+        self.ended = []  # the stories of the instances whose methods were running when the program ended
+        self.left = TOTAL_CALLS
+
+    def see(self, key, values, varargs, kwargs):
+        """A method (its "t" key) called with `values` (self first) and its `*`/`**` parameters."""
+        if self.left <= 0:
+            return
+        instance = values[0]
+        signature = self.signatures.get(key)
+        story = self.stories.get(id(instance))
+        if signature is None:
+            return
+        begins = signature.name == "__init__"
+        if self._inside(instance):
+            return
+        self.left -= 1
+        if story is None or begins:
+            story = self.stories[id(instance)] = len(self.told)
+            cls = type(instance)
+            named = self.globals.get(cls.__name__) is cls
+            self.told.append([cls.__name__ if named else None, begins, named, []])
+            self.instances.append(id(instance))
+        told = self.told[story]
+        if len(told[3]) >= STORY_CALLS:
+            told[2] = False
+            return
+        told[3].append(self._call(signature, values[1:], varargs, kwargs))
+
+    def _inside(self, instance):
+        """Whether the caller (the method's caller) is a method of the same instance, or a function
+        defined in one (its `self` a free variable: argparse's `consume_optional`)."""
+        try:
+            caller = sys._getframe(4)  # _inside <- see <- the recorder's hook <- the method <- its caller
+            code = caller.f_code
+            return "self" in code.co_varnames + code.co_freevars and caller.f_locals.get("self") is instance
+        except Exception:  # noqa: BLE001 - a frame without locals: count the call as from outside
+            return False
+
+    def _call(self, signature, values, varargs, kwargs):
+        """[method name, its arguments as Python text (None: one cannot be written)]: a parameter
+        whose value's text is its default's is left out (those after it then go by keyword)."""
+        count = len(signature.positional)
+        rest = list(varargs) if signature.vararg and varargs is not None else []
+        texts, by_keyword = [], False
+        for (name, default), value in zip(signature.positional, values[:count], strict=False):
+            text = self._text(value)
+            if text is not None and text == default and not rest:
+                by_keyword = True  # left out: what follows must name its parameter
+                continue
+            texts.append(f"{name}={text}" if by_keyword and text is not None else text)
+        texts.extend(self._text(value) for value in rest)
+        for (name, default), value in zip(signature.keyword_only, values[count:], strict=False):
+            text = self._text(value)
+            if text is None or text != default:
+                texts.append(f"{name}={text}" if text is not None else None)
+        if signature.kwarg and kwargs:
+            for key, value in kwargs.items():
+                text = self._text(value)
+                texts.append(f"{key}={text}" if text is not None and str(key).isidentifier() else None)
+        if None in texts:
+            return [signature.name, None]
+        return [signature.name, ", ".join(texts)]
+
+    def _text(self, value):
+        """`value` as Python text, None where it cannot be written: plain data, a tensor, a name,
+        or an instance of the program's built by one call and given nothing since (`Money(250)`)."""
+        try:
+            text = self._data_repr(value)
+            if text is None:
+                text = self._tensor_repr(value)
+            if text is None and isinstance(value, _NAMED):
+                name = getattr(value, "__name__", "")
+                if getattr(builtins, name, None) is value or self.globals.get(name) is value:
+                    text = name
+            story = self.stories.get(id(value)) if text is None else None
+            if story is not None:
+                class_name, begun, complete, calls = self.told[story]
+                if begun and complete and len(calls) == 1 and calls[0][1] is not None:
+                    text = f"{class_name}({calls[0][1]})"
+            return text
+        except Exception:  # noqa: BLE001 - the user's containers can raise anything
+            return None
+
+    def end(self, trace, filename):
+        """The program ends with an exception (SystemExit too) raised through `trace`: keep the
+        stories of the instances whose methods (the program's, in `filename`) it went through,
+        innermost first."""
+        ended: list[int] = []
+        while trace is not None:
+            frame = trace.tb_frame
+            if frame.f_code.co_filename == filename:
+                story = self.stories.get(id(frame.f_locals.get("self", self)))
+                if story is not None and story not in ended:
+                    ended.insert(0, story)
+            trace = trace.tb_next
+        self.ended = ended
+
+    def rows(self):
+        """The records' rows: one "h" row a story that ended the program (its index, its
+        place innermost first, and its instance's name where a module-level name held it at exit)."""
+        holders: dict[int, str] = {}
+        for name, value in list(self.globals.items()):
+            if not name.startswith("__"):
+                holders.setdefault(id(value), name)
+        return [["h", index, 0, 0, 0, "story", [*self.told[index], holders.get(self.instances[index])], False, None]
+                for index in self.ended]
