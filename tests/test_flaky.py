@@ -161,7 +161,9 @@ def test_the_rate_test_accepts_as_often_and_rejects_rarer_whatever_the_phase():
         assert decide(test, pattern)[0] is True
     for pattern in rotations([1, 0, 0, 0]):  # half the original's rate: rarer
         assert decide(test, pattern)[0] is False
-    assert decide(test, [1]) == (True, 5)  # more often is fine, and quick
+    assert decide(test, [1, 1, 0])[0] is True  # a little more often is about as often
+    assert decide(test, [1]) == (False, 5)  # a race made certain: the guard that made it a race went
+    assert decide(RateTest(0.9), [1]) == (True, 5)  # a failure the user saw in most runs may become certain
     assert decide(test, [0]) == (False, 6) == (False, test.runs_to_reject_a_candidate_that_never_fails())
 
 

@@ -10,7 +10,14 @@ probability ratio test between
     H1: the candidate fails as often as the original (p = p0), and
     H0: it fails rarer (p = p0 * (1 - MARGIN)),
 
-running it again only while the evidence is undecided, at most MAX_RUNS times.
+and, for a failure the user saw in at most MOSTLY of the runs, a second one between H1 and
+
+    H2: it fails in nearly every run (p = p0 + (1 - p0) * MARGIN_UP):
+
+a race that became a certainty fails for another reason (flaky_half: with the user's `ready`
+guard gone, every waiting job was choosable and the result failed in every run, the mistake
+gone; the person's reproducer keeps the guard and fails about as often as the program).
+It runs a candidate again only while the evidence is undecided, at most MAX_RUNS times.
 Every candidate is compared with the ORIGINAL's rate, never the current best's:
 a bug cannot become rarer step by step, each step a little. The reasoning and the
 costs are in notes/oracle.md ("Intermittent failures").
@@ -28,6 +35,14 @@ from dataclasses import dataclass
 DEFAULT_RUNS = 20
 # "About as often": a candidate failing at (1 - MARGIN) x the original's rate is a rarer bug.
 MARGIN = 0.5
+# ... and one failing at p0 + (1 - p0) x MARGIN_UP (90% where the original fails 50%) a certain one,
+MARGIN_UP = 0.8
+# where the original fails in at most this share of its runs (above, a certain failure is about as often).
+MOSTLY = 0.6
+# That second test's errors: P(accept) for a certain failure, P(reject) for one as often as the original.
+# Looser than ALPHA, tighter than BETA: a needed edit wrongly found (BETA) costs size on every flaky reduction.
+ALPHA_UP = 0.2
+BETA_UP = 0.05
 # P(accept) for a candidate that fails at (1 - MARGIN) x p0: the bug made rarer, kept.
 ALPHA = 0.05
 # P(reject) for a candidate that fails as often as the original: a removal missed (the
@@ -73,11 +88,13 @@ class RateTest:
     runs so far, H1 over H0, is `failures * up + passes * down`; it accepts at
     log((1 - BETA) / ALPHA), rejects at log(BETA / (1 - ALPHA)). At MAX_RUNS it
     takes the likelier hypothesis (ratio > 1). A candidate that never failed is
-    never accepted.
+    never accepted. Where the original fails in at most MOSTLY of its runs, the same test
+    of H1 over H2 (`ratio_high`) must accept too, and its rejection rejects: a candidate
+    that fails in every run is refused after 4 runs at p0 = 0.5.
     """
 
     def __init__(self, p0: float, margin: float = MARGIN, alpha: float = ALPHA, beta: float = BETA,
-                 max_runs: int = MAX_RUNS) -> None:
+                 max_runs: int = MAX_RUNS, margin_up: float = MARGIN_UP) -> None:
         if not 0.0 < p0 < 1.0:
             raise ValueError(f"a rate test needs 0 < p0 < 1, got {p0}")
         low = p0 * (1.0 - margin)
@@ -87,15 +104,34 @@ class RateTest:
         self.accept_at = math.log((1.0 - beta) / alpha)
         self.reject_at = math.log(beta / (1.0 - alpha))
         self.max_runs = max_runs
+        # H1 over H2 (nearly every run): a run that failed counts against (negative), one that did not for
+        high = p0 + (1.0 - p0) * margin_up
+        self.checks_certain = p0 <= MOSTLY
+        self.failed_high = math.log(p0 / high)
+        self.passed_high = math.log((1.0 - p0) / (1.0 - high))
+        self.accept_high_at = math.log((1.0 - BETA_UP) / ALPHA_UP)
+        self.reject_high_at = math.log(BETA_UP / (1.0 - ALPHA_UP))
 
     def ratio(self, failures: int, runs: int) -> float:
         return failures * self.up + (runs - failures) * self.down
 
+    def ratio_high(self, failures: int, runs: int) -> float:
+        return failures * self.failed_high + (runs - failures) * self.passed_high
+
     def decide(self, failures: int, runs: int) -> bool | None:
-        ratio = self.ratio(failures, runs)
-        if failures and ratio >= self.accept_at:
+        not_rarer = self._decide(self.ratio(failures, runs), failures, runs)
+        if not_rarer is False or not self.checks_certain:
+            return not_rarer
+        not_certain = self._decide(self.ratio_high(failures, runs), failures, runs, self.accept_high_at, self.reject_high_at)
+        if not_certain is False:
+            return False
+        return True if not_rarer and not_certain else None
+
+    def _decide(self, ratio: float, failures: int, runs: int, accept_at: float | None = None,
+                reject_at: float | None = None) -> bool | None:
+        if failures and ratio >= (self.accept_at if accept_at is None else accept_at):
             return True
-        if ratio <= self.reject_at:
+        if ratio <= (self.reject_at if reject_at is None else reject_at):
             return False
         if runs >= self.max_runs:
             return failures > 0 and ratio > 0.0
