@@ -1,7 +1,7 @@
 """The dispatcher goes, the calls it made stay (passes/replay.py, execution/record_stories.py):
 the instance the program failed in gets the calls it was given, written out, by the real engine."""
 
-import json
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -10,18 +10,28 @@ import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
 from autodd_lsp.execution.recording import RECORDER
+from autodd_lsp.passes.replay import written
+from autodd_lsp.syntax.source import Source
+from autodd_lsp.values.recorded import RecordedValues, Story
 
 pytestmark = pytest.mark.slow
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
 
-def stories(tmp_path: Path, text: str) -> list[list]:
+def stories(tmp_path: Path, text: str) -> tuple[Story, ...]:
     """Record `text`'s run; the stories of the instances it ended in, innermost first."""
     path = tmp_path / "told.py"
     path.write_text(text)
     out = tmp_path / "told.json"
     subprocess.run([sys.executable, RECORDER, str(path), str(out)], cwd=tmp_path, capture_output=True, check=False)
-    return [row[6] for row in json.loads(out.read_text()) if row[0] == "h"]
+    return RecordedValues.load(str(out), Source(text)).ending
+
+
+def calls_as_written(text: str, story: Story) -> list[str | None]:
+    """Each call of `story` written for the methods of `text`'s class (`replay.written`)."""
+    cls = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == story.class_name)
+    defs = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    return [f"{call.method}({written(call, defs.get(call.method))})" for call in story.calls]
 
 
 BANK = '''\
@@ -67,16 +77,25 @@ def test_a_story_is_the_calls_from_outside_the_instance_written_as_the_program_w
     keyword; `*args` and `**kwargs` are written out; an instance of the program's built by one
     call is that call (`Cents(20)`); the instance the program ended in comes first."""
     told = stories(tmp_path, BANK)
-    assert told[0][:3] == ["Account", True, True], told
-    assert told[0][3] == [["__init__", "'ada', limit=30"], ["deposit", "Cents(20)"],
-                          ["withdraw", "25, 30, memo='rent day'"]], told
-    assert told[0][4] is None  # no module-level name held it
+    assert (told[0].class_name, told[0].begun, told[0].complete, told[0].holder) == ("Account", True, True, None)
+    assert calls_as_written(BANK, told[0]) == [
+        "__init__('ada', limit=30)", "deposit(Cents(20))", "withdraw(25, 30, memo='rent day')"]
+    # the methods as the reduction left them: a parameter it removed is left out of the call
+    fewer = BANK.replace("def deposit(self, amount, note=\"cash\"):", "def deposit(self):")
+    assert calls_as_written(fewer, told[0])[1] == "deposit()"
+    # a default the method no longer has: the value the call had is written
+    needs = BANK.replace("def deposit(self, amount, note=\"cash\"):", "def deposit(self, amount, note):")
+    assert calls_as_written(needs, told[0])[1] == "deposit(Cents(20), 'cash')"
+    # a parameter the story has no value for: no call can be written
+    other = BANK.replace("def deposit(self, amount, note=\"cash\"):", "def deposit(self, amount, when):")
+    assert calls_as_written(other, told[0])[1] == "deposit(None)"
 
 
 def test_a_story_with_a_value_it_cannot_write_is_marked(tmp_path):
     text = BANK.replace('run(Account("ada", limit=30)', 'import threading\nrun(Account(threading.Lock(), limit=30)')
     told = stories(tmp_path, text)
-    assert told[0][3][0] == ["__init__", None], told
+    assert told[0].calls[0].named[0] == ("owner", None, False), told
+    assert calls_as_written(text, told[0])[0] == "__init__(None)"
 
 
 def test_an_interpreters_dispatch_becomes_the_calls_it_made(no_leftovers, tmp_path):

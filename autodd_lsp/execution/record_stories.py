@@ -6,9 +6,10 @@ own folder by path, under a private name that no user module can take.
 A method's call goes into its instance's (`self`'s) story when it comes from outside the
 instance's own methods: from module level, from a function, from another object's method (the
 caller's `self` is not the same instance). `__init__` begins a new story (the same
-address, a new instance). Each call is kept as its method's name and its arguments as Python
-text (`_text`), None where one cannot be written; an argument whose text is its parameter's
-default is left out. `passes/replay.py` writes a story out as those calls.
+address, a new instance). Each call is kept as its method's name and its arguments by
+parameter, as Python text (`_text`; None where one cannot be written), each marked where it is
+its parameter's default. `passes/replay.py` writes a story out as calls of the methods as they
+are then (a parameter the reduction removed is left out).
 
 Bounded: at most STORY_CALLS calls a story (beyond, the story is not complete), and TOTAL_CALLS
 calls told in all (then no more are told: a hot loop's method costs a dict lookup).
@@ -52,7 +53,7 @@ class Stories:
         self._data_repr, self._tensor_repr = data_repr, tensor_repr
         self.globals = {}  # the program's module namespace (set by the recorder)
         self.stories = {}  # id(instance) -> its story's index
-        self.told = []  # [class name, whether __init__ began it, complete, [[method, arguments], ...]] by index
+        self.told = []  # [class name, whether __init__ began it, complete, [call (`_call`), ...]] by index
         self.instances = []  # each story's instance's id, by index
         self.ended = []  # the stories of the instances whose methods were running when the program ended
         self.left = TOTAL_CALLS
@@ -93,29 +94,31 @@ class Stories:
             return False
 
     def _call(self, signature, values, varargs, kwargs):
-        """[method name, its arguments as Python text (None: one cannot be written)]: a parameter
-        whose value's text is its default's is left out (those after it then go by keyword)."""
+        """[method name, [[parameter, text, whether it is the default's text], ...] (after `self`,
+        the keyword-only ones last), [`*args` texts], [[`**kwargs` key, text], ...], how many of the
+        parameters are positional]; a text is None where the value cannot be written."""
         count = len(signature.positional)
-        rest = list(varargs) if signature.vararg and varargs is not None else []
+        named = []
+        for (name, default), value in zip([*signature.positional, *signature.keyword_only],
+                                          [*values[:count], *values[count:]], strict=False):
+            text = self._text(value)
+            named.append([name, text, text is not None and text == default])
+        star = [self._text(value) for value in varargs] if signature.vararg and varargs else []
+        double = [[str(k), self._text(v)] for k, v in kwargs.items()] if signature.kwarg and kwargs else []
+        return [signature.name, named, star, double, count]
+
+    def _built_by(self, call):
+        """The arguments of a story's one `__init__` call as text (`250`, `cents, unit="EUR"`: by
+        position up to the first default left out, then by keyword); None where one cannot be written."""
+        _, named, star, double, count = call
+        if star or any(text is None for _, text, _ in named) or any(text is None for _, text in double):
+            return None
         texts, by_keyword = [], False
-        for (name, default), value in zip(signature.positional, values[:count], strict=False):
-            text = self._text(value)
-            if text is not None and text == default and not rest:
-                by_keyword = True  # left out: what follows must name its parameter
-                continue
-            texts.append(f"{name}={text}" if by_keyword and text is not None else text)
-        texts.extend(self._text(value) for value in rest)
-        for (name, default), value in zip(signature.keyword_only, values[count:], strict=False):
-            text = self._text(value)
-            if text is None or text != default:
-                texts.append(f"{name}={text}" if text is not None else None)
-        if signature.kwarg and kwargs:
-            for key, value in kwargs.items():
-                text = self._text(value)
-                texts.append(f"{key}={text}" if text is not None and str(key).isidentifier() else None)
-        if None in texts:
-            return [signature.name, None]
-        return [signature.name, ", ".join(texts)]
+        for index, (name, text, default) in enumerate(named):
+            by_keyword = by_keyword or default or index >= count
+            if not default:
+                texts.append(f"{name}={text}" if by_keyword else text)
+        return ", ".join([*texts, *(f"{key}={text}" for key, text in double)])
 
     def _text(self, value):
         """`value` as Python text, None where it cannot be written: plain data, a tensor, a name,
@@ -131,8 +134,9 @@ class Stories:
             story = self.stories.get(id(value)) if text is None else None
             if story is not None:
                 class_name, begun, complete, calls = self.told[story]
-                if begun and complete and len(calls) == 1 and calls[0][1] is not None:
-                    text = f"{class_name}({calls[0][1]})"
+                arguments = self._built_by(calls[0]) if begun and complete and len(calls) == 1 else None
+                if arguments is not None:
+                    text = f"{class_name}({arguments})"
             return text
         except Exception:  # noqa: BLE001 - the user's containers can raise anything
             return None

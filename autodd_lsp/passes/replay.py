@@ -39,7 +39,7 @@ from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.constants import in_quotes
 from autodd_lsp.passes.route import fresh_name, route_edits, route_start
 from autodd_lsp.syntax.patch import Edit
-from autodd_lsp.values.recorded import Story
+from autodd_lsp.values.recorded import Call, Story
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -53,32 +53,82 @@ def replay(ctx: PassContext, start: ast.stmt, cls: ast.ClassDef, story: Story) -
     if story.holder is not None and story.holder in _bound_before(ctx, start):
         name, lines = story.holder, []
     else:
-        built = _built(cls, story)
+        built = _built(ctx, cls, story)
         if built is None:
             return None
         name = fresh_name(ctx, cls.name, _module_names(ctx.source.tree))
         lines = [f"{name} = {built}"]
     made = len(lines)
-    for method, arguments in calls:
+    for call in calls:
+        if call.method.startswith("__") and call.method != "__call__":
+            continue  # a query the program's operators made (`len`, `repr`, a comparison)
+        arguments = written(call, _method(ctx, cls, call.method))
         if arguments is None:
             return None
-        if method == "__call__":
-            lines.append(f"{name}({arguments})")
-        elif not method.startswith("__"):
-            lines.append(f"{name}.{method}({arguments})")
+        lines.append(f"{name}({arguments})" if call.method == "__call__" else f"{name}.{call.method}({arguments})")
     if len(lines) == made:
         return None  # no call to replay
     return "\n".join(in_quotes(line, ctx.quote) for line in lines)
 
 
-def _built(cls: ast.ClassDef, story: Story) -> str | None:
-    """How the replay builds the instance: its `__init__` call, or `Cls()` for a plain class without one."""
-    if story.begun:
-        arguments = story.calls[0][1]
+def written(call: Call, func: ast.FunctionDef | None) -> str | None:
+    """`call`'s arguments for the method as it is now (`func`): by position up to the first one
+    left out (a default, or a parameter the reduction removed), then by keyword; None where a
+    value could not be written or the method now needs one the story lacks."""
+    if func is None:
+        return None
+    arguments = func.args
+    values = {name: (text, default) for name, text, default in call.named}
+    now_positional = [*arguments.posonlyargs, *arguments.args][1:]
+    with_default = {a.arg for a in [*arguments.posonlyargs, *arguments.args][-len(arguments.defaults):]} \
+        if arguments.defaults else set()
+    with_default |= {a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None}
+    texts: list[str] = []
+    by_keyword = False
+    for param in [*now_positional, *arguments.kwonlyargs]:
+        text, default = values.get(param.arg, (None, True))
+        if default and param.arg in with_default and not (call.star and param in now_positional):
+            by_keyword = True  # left out: what follows names its parameter (`*args` need them all)
+            continue
+        if text is None:
+            return None
+        keyword = by_keyword or param in arguments.kwonlyargs
+        texts.append(f"{param.arg}={text}" if keyword else text)
+    if call.star:
+        if arguments.vararg is None or None in call.star:
+            return None
+        texts[len(now_positional):len(now_positional)] = [t for t in call.star if t is not None]
+    if call.double:
+        if arguments.kwarg is None or any(t is None or not k.isidentifier() for k, t in call.double):
+            return None
+        texts += [f"{key}={text}" for key, text in call.double]
+    return ", ".join(texts)
+
+
+def _method(ctx: PassContext, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    """The def of `name` in `cls` or, through the bases the module defines, the one it inherits."""
+    pending, seen = [cls], set()
+    while pending:
+        current = pending.pop(0)
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        found = next((n for n in current.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+        if found is not None:
+            return found
+        pending += [c for b in current.bases if isinstance(b, ast.Name) and (c := _top_class(ctx, b.id)) is not None]
+    return None
+
+
+def _built(ctx: PassContext, cls: ast.ClassDef, story: Story) -> str | None:
+    """How the replay builds the instance: its `__init__` call as the class is now, or `Cls()`
+    for a plain class without one."""
+    init = _method(ctx, cls, "__init__")
+    if story.begun and init is not None:
+        arguments = written(story.calls[0], init)
         return None if arguments is None else f"{cls.name}({arguments})"
-    plain = not cls.bases and not cls.keywords and not cls.decorator_list
-    has_init = any(isinstance(n, _FUNCTIONS) and n.name == "__init__" for n in cls.body)
-    return f"{cls.name}()" if plain and not has_init else None
+    plain = not cls.decorator_list and all(isinstance(b, ast.Name) and _top_class(ctx, b.id) for b in cls.bases)
+    return f"{cls.name}()" if plain and init is None and not cls.keywords else None
 
 
 def _bound_before(ctx: PassContext, start: ast.stmt) -> set[str]:

@@ -31,9 +31,19 @@ State = tuple[tuple[str, str], ...]  # an instance's attributes that are plain d
 
 
 @dataclass(frozen=True)
+class Call:
+    """One call a story holds: the method's name, its arguments by parameter (Python text, None
+    where it could not be written; whether it is the parameter's default), `*args`, `**kwargs`."""
+
+    method: str
+    named: tuple[tuple[str, str | None, bool], ...] = ()
+    star: tuple[str | None, ...] = ()
+    double: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True)
 class Story:
-    """The calls an instance was given from outside its own methods, in order (`execution/record_stories.py`):
-    each its method's name and its arguments as Python text (None: one could not be written).
+    """The calls an instance was given from outside its own methods, in order (`execution/record_stories.py`).
     `class_name`: its class's, where the module binds the class by it (else None); `begun`: its
     `__init__` is the first call; `complete`: every call is here; `holder`: a module-level name
     that held it when the program ended."""
@@ -41,7 +51,7 @@ class Story:
     class_name: str | None
     begun: bool
     complete: bool
-    calls: tuple[tuple[str, str | None], ...]
+    calls: tuple[Call, ...]
     holder: str | None = None
 
 
@@ -84,7 +94,9 @@ class RecordedValues:
                 continue
             if tag == "h":
                 class_name, begun, complete, calls, holder = first
-                ending.append(Story(class_name, begun, complete, tuple((m, a) for m, a in calls), holder))
+                told = tuple(Call(method, tuple((n, t, bool(d)) for n, t, d in named), tuple(star),
+                                  tuple((k, t) for k, t in double)) for method, named, star, double, _ in calls)
+                ending.append(Story(class_name, begun, complete, told, holder))
                 continue
             span = (original.offset(line, col), original.offset(end_line, end_col))
             if tag == "t":
