@@ -115,3 +115,47 @@ def test_the_call_writes_strings_in_the_users_quotes(program, no_leftovers):
     assert summary.verified
     assert '"west"' in summary.text and "'west'" not in summary.text, summary.text
     assert "def report" not in summary.text, summary.text
+
+
+DEQUE = '''\
+class Node:
+    def __init__(self, value, prev=None):
+        self.value, self.prev, self.next = value, prev, None
+
+
+class Deque:
+    def __init__(self, values):
+        self.front = self.back = None
+        for value in values:
+            self.push(value)
+
+    def push(self, value):
+        node = Node(value, self.back)
+        if self.back is None:
+            self.front = node
+        else:
+            self.back.next = node
+        self.back = node
+
+    def pop(self):
+        value = self.back.value
+        self.back = self.back.prev
+        self.back.next = None
+        return value
+
+
+orders = Deque([3])
+print("last order:", orders.pop())
+'''
+
+
+def test_a_none_the_failing_function_computed_stays_the_computation(program, no_leftovers):
+    """The deque's `pop` moves its back to the node before it (None for the only node) and then
+    writes through it: the mistake is `self.back = self.back.prev` without a check. Its recorded
+    value, None, written in (`self.back = None`) fails the same way with the mistake gone; a None
+    computed in the failing function is never written in, so the computation stays."""
+    path = program("deque.py", DEQUE)
+    summary = Reduction(DEQUE, str(path), ReduceOptions(err_msg="'NoneType' object has no attribute 'next'")).run()
+    assert summary.verified, summary.describe()
+    assert "self.back = self.back.prev" in summary.text, summary.text
+    assert "self.back.next = None" in summary.text

@@ -99,6 +99,21 @@ def _no_zero_here(ctx: PassContext, node: ast.expr) -> bool:
     return ran is False or (ran is True and ctx.values.values.withheld)
 
 
+def _in_the_failing_function(ctx: PassContext, node: ast.expr) -> bool:
+    """`node` lies in the def that holds the failing statement. A None computed there is not
+    written in as `None`: it carries no data, only the outcome of what produced it (a pointer
+    past the end, a lookup that missed), and that is where such a mistake lies. A deque's
+    `pop` that set `self._back = self._back.prev_node` (None for its only node) and then wrote
+    through it became `self._back = None`: the failure restated, the mistake gone."""
+    if not ctx.failing:
+        return False
+    function = ctx.source.ancestor(node, (ast.FunctionDef, ast.AsyncFunctionDef))  # type: ignore[arg-type]
+    if function is None:
+        return False
+    start, end = ctx.source.span(function)
+    return start <= ctx.failing[0] < end
+
+
 def _a_parameter_as_given(source: Source, node: ast.expr) -> bool:
     """`node` reads a parameter of the function around it, one the function never binds again.
     Its value there is what the callers pass: written in its place, the callers still pass it
@@ -185,6 +200,8 @@ class ReplaceWithConstant(ReductionPass):
                 edits.append(Edit((replace(start, end, dimension),), self.name, weight=end - start - len(dimension)))
                 continue
             if recorded is not None:
+                if recorded.literal == "None" and _in_the_failing_function(ctx, node):
+                    continue
                 if recorded.literal is not None and recorded.literal != source.text[start:end] and usable_here(ctx, recorded):
                     made = literal_patch(source, node, recorded.literal, ctx.quote)
                     if made is not None:
