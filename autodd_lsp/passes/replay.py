@@ -37,7 +37,7 @@ import ast
 
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.constants import in_quotes
-from autodd_lsp.passes.route import fresh_name, route_edits, route_start
+from autodd_lsp.passes.route import fresh_name, route_body, route_edits, route_start
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.values.recorded import Call, Story
 
@@ -132,14 +132,9 @@ def _built(ctx: PassContext, cls: ast.ClassDef, story: Story) -> str | None:
 
 
 def _bound_before(ctx: PassContext, start: ast.stmt) -> set[str]:
-    """Names a simple assignment at the module's level binds before `start`."""
-    names: set[str] = set()
-    for statement in ctx.source.tree.body:
-        if statement is start or statement.lineno >= start.lineno:
-            break
-        if isinstance(statement, ast.Assign):
-            names |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
-    return names
+    """Names a simple assignment at the module's level (its `__main__` block's too) binds before `start`."""
+    return {t.id for statement in route_body(ctx.source.tree, start) if isinstance(statement, ast.Assign)
+            for t in statement.targets if isinstance(t, ast.Name)}
 
 
 def _module_names(tree: ast.Module) -> set[str]:

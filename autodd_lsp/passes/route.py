@@ -250,7 +250,7 @@ def dead_after(ctx: PassContext, start: ast.stmt, call: str) -> list[ast.stmt]:
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             defined[node.name] = node if node.name not in defined else start  # twice: never dead
     others = [s for s in _module_statements(tree) if s is not start]
-    before = {id(s) for s in _route_body(tree, start)}
+    before = {id(s) for s in route_body(tree, start)}
     route = [s for s in others if id(s) in before and ctx.source.owns_its_lines(s) and not ctx.is_frozen(s)]
     call_reads = _reads(ast.parse(call))
     while True:
@@ -287,7 +287,7 @@ def _module_statements(tree: ast.Module) -> list[ast.stmt]:
     return found
 
 
-def _route_body(tree: ast.Module, start: ast.stmt) -> list[ast.stmt]:
+def route_body(tree: ast.Module, start: ast.stmt) -> list[ast.stmt]:
     """The module's statements (`_module_statements`) before `start`."""
     statements = _module_statements(tree)
     return statements[:next((i for i, s in enumerate(statements) if s is start), 0)]
