@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from autodd_lsp.engine import ReduceOptions, Reduction
+from autodd_lsp.execution.record_stories import TOTAL_CALLS
 from autodd_lsp.execution.recording import RECORDER
 from autodd_lsp.passes.replay import written
 from autodd_lsp.syntax.source import Source
@@ -96,6 +97,16 @@ def test_a_story_with_a_value_it_cannot_write_is_marked(tmp_path):
     told = stories(tmp_path, text)
     assert told[0].calls[0].named[0] == ("owner", None, False), told
     assert calls_as_written(text, told[0])[0] == "__init__(None)"
+
+
+def test_a_program_past_the_bound_keeps_no_whole_story(tmp_path):
+    """Past TOTAL_CALLS method calls (from outside or not) nothing more is looked at, and no story
+    is whole: one that goes on unseen could not be replayed as the program ran it."""
+    text = BANK.replace("run(Account(", "for _ in range(TOTAL_CALLS):\n    Cents(1)\nrun(Account(")
+    text = text.replace("class Cents:", f"TOTAL_CALLS = {TOTAL_CALLS}\n\n\nclass Cents:")
+    assert [story.complete for story in stories(tmp_path, text)] == []  # its stories begin past the bound
+    short = BANK.replace("run(Account(", "for _ in range(100):\n    Cents(1)\nrun(Account(")
+    assert [story.complete for story in stories(tmp_path, short)] == [True]
 
 
 def test_an_interpreters_dispatch_becomes_the_calls_it_made(no_leftovers, tmp_path):

@@ -12,7 +12,8 @@ its parameter's default. `passes/replay.py` writes a story out as calls of the m
 are then (a parameter the reduction removed is left out).
 
 Bounded: at most STORY_CALLS calls a story (beyond, the story is not complete), and TOTAL_CALLS
-calls told in all (then no more are told: a hot loop's method costs a dict lookup).
+method calls looked at in all, from outside or not (then none is whole, and a hot loop's method
+costs a comparison: looking at the caller's frame costs its locals).
 """
 
 import builtins
@@ -20,7 +21,7 @@ import sys
 import types
 
 STORY_CALLS = 64
-TOTAL_CALLS = 4000
+TOTAL_CALLS = 20000
 _NAMED = (type, types.FunctionType, types.BuiltinFunctionType)
 
 
@@ -55,6 +56,7 @@ class Stories:
         self.stories = {}  # id(instance) -> its story's index
         self.told = []  # [class name, whether __init__ began it, complete, [call (`_call`), ...]] by index
         self.instances = []  # each story's instance's id, by index
+        self.classes = []  # and its class (an id the instance left may be another's later)
         self.ended = []  # the stories of the instances whose methods were running when the program ended
         self.left = TOTAL_CALLS
 
@@ -62,26 +64,37 @@ class Stories:
         """A method (its "t" key) called with `values` (self first) and its `*`/`**` parameters."""
         if self.left <= 0:
             return
+        self.left -= 1
+        if self.left == 0:
+            for told in self.told:
+                told[2] = False  # calls from here on are not told: no story is whole
+            return
         instance = values[0]
         signature = self.signatures.get(key)
-        story = self.stories.get(id(instance))
+        story = self._story_of(instance)
         if signature is None:
             return
         begins = signature.name == "__init__"
         if self._inside(instance):
             return
-        self.left -= 1
         if story is None or begins:
             story = self.stories[id(instance)] = len(self.told)
             cls = type(instance)
             named = self.globals.get(cls.__name__) is cls
             self.told.append([cls.__name__ if named else None, begins, named, []])
             self.instances.append(id(instance))
+            self.classes.append(cls)
         told = self.told[story]
         if len(told[3]) >= STORY_CALLS:
             told[2] = False
             return
         told[3].append(self._call(signature, values[1:], varargs, kwargs))
+
+    def _story_of(self, instance):
+        """The index of `instance`'s story; None where its id has none, or one of another class's
+        instance that is gone (ids are reused)."""
+        story = self.stories.get(id(instance))
+        return story if story is not None and self.classes[story] is type(instance) else None
 
     def _inside(self, instance):
         """Whether the caller (the method's caller) is a method of the same instance, or a function
@@ -131,7 +144,7 @@ class Stories:
                 name = getattr(value, "__name__", "")
                 if getattr(builtins, name, None) is value or self.globals.get(name) is value:
                     text = name
-            story = self.stories.get(id(value)) if text is None else None
+            story = self._story_of(value) if text is None else None
             if story is not None:
                 class_name, begun, complete, calls = self.told[story]
                 arguments = self._built_by(calls[0]) if begun and complete and len(calls) == 1 else None
@@ -149,7 +162,7 @@ class Stories:
         while trace is not None:
             frame = trace.tb_frame
             if frame.f_code.co_filename == filename:
-                story = self.stories.get(id(frame.f_locals.get("self", self)))
+                story = self._story_of(frame.f_locals.get("self", self))
                 if story is not None and story not in ended:
                     ended.insert(0, story)
             trace = trace.tb_next
