@@ -5,8 +5,13 @@ from dataclasses import dataclass, field
 @dataclass
 class Job:
     name: str
-    needs: list = field(default_factory=list)
+    needs: list = field()
     cost: int = 1
+
+
+def ready(job):
+    # The bug: only a job's first need is checked, so `package` may start before `docs`.
+    return not job.needs or job.needs[0] in done
 
 
 def check(job):
@@ -15,8 +20,16 @@ def check(job):
         raise RuntimeError(f"scheduled {job.name} before its needs: {', '.join(missing)}")
 
 
-waiting, done = [Job("build"), Job("package", ["build", "docs"], 2)], set()
+waiting, done = [
+    Job("fetch", []),
+    Job("unpack", ["fetch"]),
+    Job("configure", ["unpack"]),
+    Job("build", ["configure"]),
+    Job("docs", ["build"]),
+    Job("package", ["build", "docs"], 2),
+], set()
 while waiting:
-    job = random.choice([job for job in waiting if job])
+    job = random.choice([job for job in waiting if ready(job)])
     check(job)
+    waiting.remove(job)
     done.add(job.name)
