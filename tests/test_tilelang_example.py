@@ -35,6 +35,10 @@ def test_bundled_tilelang_example_reduces_to_a_small_reproducer(tmp_path):
     result = output.read_text()
     assert nodes(result) < nodes(EXAMPLE.read_text()) / 5
     assert "T.gemm(" in result and "@T.prim_func" in result
+    # the tiles T.gemm checks keep the user's shapes (the statement hook describes TileLang buffers):
+    # B given as (block_N, block_K) where (block_K, block_N) was meant, not a K shrunk to 1
+    assert 'T.alloc_shared((64, 32), "float16")\n    B_shared = T.alloc_shared((64, 32), "float16")' in result, result
+    assert "T.alloc_fragment((64, 64)" in result, result
     # the same failure line as the original's, with no zero-sized shape or empty dtype on the way
     assert "T.gemm K shape check failed: K_A = 32, K_B = 64" in run_standalone(output, cwd=tmp_path, timeout=120)
     found = degenerate_values(ast.parse(result))

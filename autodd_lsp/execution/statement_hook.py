@@ -33,7 +33,8 @@ plain attributes, torch modules' parameters and submodules; never a property or 
 described from the literal. A value's descriptor: its type's qualified name; for
 None, bools, ints, floats and strings of up to 40 characters their value (a
 string's length always); for dates, decimals, fractions, complex numbers and
-ranges their repr; for tensors and arrays shape, dtype and device type; for
+ranges their repr; for tensors and arrays shape, dtype and device type (a TVM or
+TileLang buffer: shape and dtype, the tile a kernel op checks); for
 containers their length, the types of their items, and when at most 32 of them
 are such scalars, the entries themselves (a dict's keys alone when only those
 are), else for a list or tuple of at most 8 each item's descriptor; for other objects (a dataclass, an `nn.Module`, an
@@ -138,6 +139,15 @@ def _array(value, out):
     if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
         out["shape"] = [int(n) for n in value.shape]
         out["dtype"] = str(value.dtype)
+        return True
+    kind = type(value)
+    if kind.__name__ == "Buffer" and str(getattr(kind, "__module__", "")).startswith("tvm"):
+        # a TVM/TileLang buffer (`T.alloc_shared((64, 32), "float16")`): the tile a kernel's op checks
+        try:
+            out["shape"] = [int(n.value) if isinstance(getattr(n, "value", None), int) else str(n) for n in value.shape]
+            out["dtype"] = str(value.dtype)
+        except Exception:  # noqa: BLE001 - a buffer the FFI cannot describe: its type alone
+            pass
         return True
     return False
 
