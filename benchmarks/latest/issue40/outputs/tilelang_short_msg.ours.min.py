@@ -4,6 +4,6 @@ import tilelang.language as T
 @T.prim_func
 def gemm_kernel():
     A_shared = T.alloc_shared((64, 32), "float16")
-    B_shared = T.alloc_shared((64, 1), "float16")
-    C_local = T.alloc_fragment((64, 1), "float")
+    B_shared = T.alloc_shared((64, 32), "float16")
+    C_local = T.alloc_fragment((64, 64), "float")
     T.gemm(A_shared, B_shared, C_local)
