@@ -18,14 +18,17 @@ start (`route.route_edits`: the parsers, the command objects, the interpreter th
 dispatched them go with the route); the statement pass then keeps the calls the failure needs.
 The instance is built as the program built it (its `__init__`'s arguments), or named as the
 module named it when a module-level statement before the route binds it (`inventory = ...`).
+Each call is written for its method as it is then (`written`): a parameter the reduction removed
+is left out, so a story recorded once serves every later round.
 
 Offered only for a whole story whose every argument could be written (plain data, a tensor's
 shape, a class or function by its name, an instance of the program's built by one call:
 `Money(725)`); not for an instance whose class the module does not bind by its name. Also where
 the program reports the failure itself (its values are withheld from the other passes): a
-story keeps every call and every value the instance was given, so the mistake in its methods,
-and in what it was given, stays; only the route that produced those calls goes. The judge
-decides, as for every edit.
+story keeps every call the instance was given, with the values the program computed for them,
+so the mistake in its methods stays; only the route that produced those calls goes (a mistake in
+that route, a parser that got a number wrong, is then a value: the judge refuses the replay when
+the failure's operands change, as for every edit).
 
 Dunder calls other than `__init__` and `__call__` (`len`, `repr`, a comparison: the program's
 operators made them) are left out of the replay.
