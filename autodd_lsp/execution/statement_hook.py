@@ -33,8 +33,7 @@ plain attributes, torch modules' parameters and submodules; never a property or 
 described from the literal. A value's descriptor: its type's qualified name; for
 None, bools, ints, floats and strings of up to 40 characters their value (a
 string's length always); for dates, decimals, fractions, complex numbers and
-ranges their repr; for tensors and arrays shape, dtype and device type (a TVM or
-TileLang buffer: shape and dtype, the tile a kernel op checks); for
+ranges their repr; for tensors, arrays, TileLang buffers shape, dtype (device type); for
 containers their length, the types of their items, and when at most 32 of them
 are such scalars, the entries themselves (a dict's keys alone when only those
 are), else for a list or tuple of at most 8 each item's descriptor; for other objects (a dataclass, an `nn.Module`, an
@@ -140,13 +139,11 @@ def _array(value, out):
         out["shape"] = [int(n) for n in value.shape]
         out["dtype"] = str(value.dtype)
         return True
-    kind = type(value)
-    if kind.__name__ == "Buffer" and str(getattr(kind, "__module__", "")).startswith("tvm"):
-        # a TVM/TileLang buffer (`T.alloc_shared((64, 32), "float16")`): the tile a kernel's op checks
-        try:
+    if type(value).__name__ == "Buffer" and str(type(value).__module__).startswith("tvm"):  # a TileLang tile:
+        try:  # what a kernel's op checks (`T.alloc_shared((64, 32), "float16")`)
             out["shape"] = [int(n.value) if isinstance(getattr(n, "value", None), int) else str(n) for n in value.shape]
             out["dtype"] = str(value.dtype)
-        except Exception:  # noqa: BLE001 - a buffer the FFI cannot describe: its type alone
+        except Exception:  # noqa: BLE001 - one the FFI cannot describe: its type alone
             pass
         return True
     return False
