@@ -20,7 +20,7 @@ as in a plain run:
   parameter `self`), t keys the instance's state at the call: its attributes that the
   program assigns somewhere and whose values are plain data (numbers, short strings, and small lists, tuples, sets and
   dicts of them), each written as Python text, the last call's; and the call goes into the
-  instance's story (`_Stories`) when it came from outside the instance's own methods;
+  instance's story (`record_stories.Stories`) when it came from outside the instance's own methods;
 * every statement (but a docstring or a `__future__` import) is preceded by
   `__autodd_ran__(k)` at its own position (`set.add`: the run map, which
   statements ran at all; the engine proposes removing the others first).
@@ -98,26 +98,27 @@ def _simple_repr(value, depth=0):
     return None
 
 
-def _data_repr(value, depth=0, text=False):
+def _data_repr(value, depth=0, long_strings=False):
     """Python text for plain data (an attribute of an instance's state), None for anything else;
-    `text`: strings of up to _TEXT_LIMIT characters too, whitespace and all (a call's `help=`)."""
+    `long_strings`: strings of up to _TEXT_LIMIT characters too, whitespace and all (a call's `help=`)."""
     kind = type(value)
     if kind in (list, tuple, set, dict):
         if depth >= 3 or len(value) > _STATE_ITEMS:
             return None
         if kind is dict:
-            pairs = [(_data_repr(k, depth + 1, text), _data_repr(v, depth + 1, text)) for k, v in value.items()]
+            pairs = [(_data_repr(k, depth + 1, long_strings), _data_repr(v, depth + 1, long_strings))
+                     for k, v in value.items()]
             if any(k is None or v is None for k, v in pairs):
                 return None
             return "{" + ", ".join(k + ": " + v for k, v in pairs) + "}"
-        items = [_data_repr(item, depth + 1, text) for item in value]
+        items = [_data_repr(item, depth + 1, long_strings) for item in value]
         if None in items:
             return None
         if kind is set:
             return "{" + ", ".join(sorted(items)) + "}" if items else None  # set(): not a literal
         text = ", ".join(items)
         return "[" + text + "]" if kind is list else "(" + text + ("," if len(items) == 1 else "") + ")"
-    if text and kind is str and len(value) <= _TEXT_LIMIT and not os.path.isabs(value):
+    if long_strings and kind is str and len(value) <= _TEXT_LIMIT and not os.path.isabs(value):
         return repr(value)
     if kind in (bool, int, float, str, bytes) or value is None:
         return _simple_repr(value, 1)
@@ -158,7 +159,7 @@ class _Records:
     def __init__(self, keys, assigned=frozenset(), stories=None):
         self.keys = keys
         self.assigned = assigned  # the attribute names the program assigns
-        self.stories = stories  # the calls each instance was given (`_Stories`)
+        self.stories = stories  # the calls each instance was given (`record_stories.Stories`)
         self.kind: list[str | None] = [None] * len(keys)
         self.first: list[str | None] = [None] * len(keys)
         self.last: list[str | None] = [None] * len(keys)
@@ -281,7 +282,7 @@ class _Instrument(ast.NodeTransformer):
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
         method = bool(positional) and positional[0].arg == "self"
-        signature = _stories.signature_of(node, ast.unparse) if method and _stories is not None else None
+        signature = _stories.signature_of(node) if method and _stories is not None else None
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         arguments.defaults = [self.visit(d) for d in arguments.defaults]
         arguments.kw_defaults = [None if d is None else self.visit(d) for d in arguments.kw_defaults]
@@ -359,7 +360,7 @@ def _run(target, out_path, args=()):
     code = compile(tree, target, "exec", dont_inherit=True)
     assigned = frozenset(node.attr for node in ast.walk(tree)
                          if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store))
-    stories = None if _stories is None else _stories.Stories(instrument.signatures, lambda value: _data_repr(value, text=True), _tensor_repr)
+    stories = None if _stories is None else _stories.Stories(instrument.signatures, lambda value: _data_repr(value, long_strings=True), _tensor_repr)
     records = _Records(instrument.keys, assigned, stories)
 
     def see_params(indices, values, state=-1, varargs=None, kwargs=None):

@@ -16,6 +16,7 @@ method calls looked at in all, from outside or not (then none is whole, and a ho
 costs a comparison: looking at the caller's frame costs its locals).
 """
 
+import ast
 import builtins
 import sys
 import types
@@ -34,12 +35,12 @@ class Signature:
         self.vararg, self.kwarg = vararg, kwarg
 
 
-def signature_of(node, unparse):
-    """A `Signature` of a method's def (before it is instrumented); `unparse` is `ast.unparse`."""
+def signature_of(node):
+    """A `Signature` of a method's def (before it is instrumented)."""
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = [None] * (len(positional) - len(arguments.defaults)) + [unparse(d) for d in arguments.defaults]
-    keyword_defaults = [None if d is None else unparse(d) for d in arguments.kw_defaults]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + [ast.unparse(d) for d in arguments.defaults]
+    keyword_defaults = [None if d is None else ast.unparse(d) for d in arguments.kw_defaults]
     return Signature(
         node.name,
         [(p.arg, default) for p, default in zip(positional, defaults, strict=True)][1:],
@@ -112,8 +113,7 @@ class Stories:
         parameters are positional]; a text is None where the value cannot be written."""
         count = len(signature.positional)
         named = []
-        for (name, default), value in zip([*signature.positional, *signature.keyword_only],
-                                          [*values[:count], *values[count:]], strict=False):
+        for (name, default), value in zip([*signature.positional, *signature.keyword_only], values, strict=False):
             text = self._text(value)
             named.append([name, text, text is not None and text == default])
         star = [self._text(value) for value in varargs] if signature.vararg and varargs else []

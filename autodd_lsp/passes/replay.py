@@ -41,6 +41,7 @@ import ast
 from autodd_lsp.passes.base import Group, PassContext, ReductionPass, register
 from autodd_lsp.passes.constants import in_quotes
 from autodd_lsp.passes.route import fresh_name, route_body, route_edits, route_start
+from autodd_lsp.syntax.bindings import bound_name
 from autodd_lsp.syntax.patch import Edit
 from autodd_lsp.values.recorded import Call, Story
 
@@ -152,7 +153,7 @@ def _module_names(tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
+            names.add(bound_name(node))
         pending.extend(ast.iter_child_nodes(node))
     return names
 

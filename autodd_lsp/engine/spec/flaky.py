@@ -90,7 +90,7 @@ class RateTest:
     takes the likelier hypothesis (ratio > 1). A candidate that never failed is
     never accepted. Where the original fails in at most MOSTLY of its runs, the same test
     of H1 over H2 (`ratio_high`) must accept too, and its rejection rejects: a candidate
-    that fails in every run is refused after 4 runs at p0 = 0.5.
+    that fails in every run is refused after 5 runs at p0 = 0.5.
     """
 
     def __init__(self, p0: float, margin: float = MARGIN, alpha: float = ALPHA, beta: float = BETA,
@@ -119,7 +119,7 @@ class RateTest:
         return failures * self.failed_high + (runs - failures) * self.passed_high
 
     def decide(self, failures: int, runs: int) -> bool | None:
-        not_rarer = self._decide(self.ratio(failures, runs), failures, runs)
+        not_rarer = self._decide(self.ratio(failures, runs), failures, runs, self.accept_at, self.reject_at)
         if not_rarer is False or not self.checks_certain:
             return not_rarer
         not_certain = self._decide(self.ratio_high(failures, runs), failures, runs, self.accept_high_at, self.reject_high_at)
@@ -127,11 +127,10 @@ class RateTest:
             return False
         return True if not_rarer and not_certain else None
 
-    def _decide(self, ratio: float, failures: int, runs: int, accept_at: float | None = None,
-                reject_at: float | None = None) -> bool | None:
-        if failures and ratio >= (self.accept_at if accept_at is None else accept_at):
+    def _decide(self, ratio: float, failures: int, runs: int, accept_at: float, reject_at: float) -> bool | None:
+        if failures and ratio >= accept_at:
             return True
-        if ratio <= (self.reject_at if reject_at is None else reject_at):
+        if ratio <= reject_at:
             return False
         if runs >= self.max_runs:
             return failures > 0 and ratio > 0.0
