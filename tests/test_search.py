@@ -1,4 +1,4 @@
-"""ProbDD finds a minimal subset, and the parallel driver decides exactly as the sequential one."""
+"""ProbDD finds a minimal subset, and the driver's rounds decide the same at any number of jobs."""
 
 import random
 import threading
@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidate.candidates import CandidateTester
 from autodd_lsp.search import (
     Chain,
+    Halves,
     ProbDD,
     regions_of,
     search,
@@ -45,12 +45,13 @@ def test_probdd_with_everything_needed_applies_nothing():
     assert applied == [] and states == []
 
 
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_parallel_driver_makes_the_sequential_decisions(jobs):
+@pytest.mark.parametrize("jobs", [2, 3, 8])
+def test_the_driver_decides_the_same_at_any_jobs(jobs):
     needed = {1, 5, 6, 11, 20, 21, 22}
     sequential = run_search(30, needed, jobs=1)
     parallel = run_search(30, needed, jobs=jobs, delay=0.001)
     assert parallel == sequential
+    assert sequential[0] == [i for i in range(30) if i not in needed]
 
 
 def test_parallel_driver_runs_candidates_concurrently():
@@ -63,24 +64,67 @@ def test_parallel_driver_runs_candidates_concurrently():
     assert parallel_time < sequential_time * 0.75
 
 
-def test_stale_work_is_cancelled_after_an_acceptance():
-    cancelled = []
-    speculating = threading.Semaphore(0)
+def fold_search(size, fails, jobs, delay=0.0):
+    """One edit a member (prior 0.5): `fails(applied)` says whether the failure is lost."""
+    log: list[tuple[int, ...]] = []
+    accepted: list[list[int]] = []
 
     def test(indices, cancel):
-        if len(indices) == 6:  # the first proposal: apply everything, once the two after it run
-            assert speculating.acquire(timeout=5) and speculating.acquire(timeout=5)
-            return True
-        speculating.release()
-        cancelled.append(cancel.wait(5))  # speculative: should be cancelled, not finish
-        return False
+        log.append(tuple(sorted(indices)))
+        time.sleep(delay)
+        return not fails(set(indices))
 
-    discarded: list[list[Cancel]] = []
-    with ThreadPoolExecutor(3) as pool:  # 2 jobs: 2 running and 1 prepared
-        applied = search(ProbDD(6), test, pool, 2, lambda applied: None, lambda: False, on_discard=discarded.append)
-    assert sorted(applied) == list(range(6))
-    assert cancelled == [True, True]
-    assert len(discarded) == 1 and len(discarded[0]) == 2 and all(event.is_set() for event in discarded[0])
+    with ThreadPoolExecutor(jobs + 1) as pool:
+        applied = search(ProbDD(size, prior=0.5), test, pool, jobs, accepted.append, lambda: False)
+    return sorted(applied), accepted, log
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_a_round_tests_its_members_on_one_base_and_their_fold_once(jobs):
+    """An acceptance throws nothing away: every member is judged alone on the same base,
+    and the ones accepted are tried together in one run."""
+    applied, accepted, log = fold_search(6, lambda applied: 2 in applied, jobs, delay=0.002)
+    assert applied == [0, 1, 3, 4, 5] and accepted == [[0, 1, 3, 4, 5]]
+    assert sorted(log[:6]) == [(i,) for i in range(6)]  # every member alone, none cancelled
+    assert log[6:] == [(0, 1, 3, 4, 5)]  # the fold: one run
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 4, 8])
+def test_a_fold_that_fails_keeps_its_longest_good_prefix(jobs):
+    """Edits 2 and 4 are each fine alone, not together: the fold of all six fails, the longest
+    prefix that still fails the same way ([0..3]) is accepted, 4 fails on it, and 5 is decided
+    in the next round. At -j 1 the prefixes are tried longest first and the search stops at the
+    first good one; at -j N up to N at once: the same prefix."""
+    applied, accepted, log = fold_search(6, lambda applied: {2, 4} <= applied, jobs, delay=0.002)
+    assert applied == [0, 1, 2, 3, 5]
+    assert accepted == [[0, 1, 2, 3], [0, 1, 2, 3, 5]]
+    assert log[6] == (0, 1, 2, 3, 4, 5)
+    prefixes = log[7:-1]
+    assert (0, 1, 2, 3, 4) in prefixes and (0, 1, 2, 3) in prefixes
+    if jobs == 1:
+        assert prefixes == [(0, 1, 2, 3, 4), (0, 1, 2, 3)]
+    assert log[-1] == (0, 1, 2, 3, 5)
+
+
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_members_proposed_on_the_guess_that_an_accepted_one_fails_are_moot(jobs):
+    """ProbDD's first member is all six edits; the members after it were proposed on the guess
+    that it fails. It does not: they are moot, their verdicts unread (at -j 1 never run)."""
+    log: list[tuple[int, ...]] = []
+    accepted: list[list[int]] = []
+
+    def test(indices, cancel):
+        log.append(tuple(sorted(indices)))
+        if len(indices) < 6:
+            cancel.wait(5)  # a moot member that started is cancelled, not waited for
+        return not cancel.is_set()
+
+    with ThreadPoolExecutor(jobs + 1) as pool:
+        applied = search(ProbDD(6), test, pool, jobs, accepted.append, lambda: False)
+    assert sorted(applied) == list(range(6)) and accepted == [list(range(6))]
+    assert log[0] == tuple(range(6))
+    if jobs == 1:
+        assert len(log) <= 2  # the one prepared while the first ran, if any, cancelled before its run
 
 
 def test_one_more_candidate_than_jobs_is_prepared():
@@ -102,23 +146,33 @@ def test_one_more_candidate_than_jobs_is_prepared():
     assert most[0] == 2
 
 
-def sequential_decisions(size, needed):
-    """The strategy alone, one proposal at a time: what any driver must decide."""
-    strategy, accepted = ProbDD(size), []
-    while (subset := strategy.propose()) is not None:
-        interesting = not (set(strategy.applied + subset) & needed)
-        strategy.feedback(subset, interesting)
-        if interesting:
-            accepted.append(list(strategy.applied))
+def one_job(strategy, test):
+    """What the driver decides with one job: what every -j must decide."""
+    accepted: list[list[int]] = []
+    with ThreadPoolExecutor(2) as pool:
+        search(strategy, test, pool, 1, accepted.append, lambda: False)
     return sorted(strategy.applied), accepted
 
 
-@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("jobs", [2, 3, 8])
 @pytest.mark.parametrize("seed", range(4))
-def test_driver_decides_like_the_strategy_alone(jobs, seed):
+@pytest.mark.parametrize("strategy", [ProbDD, lambda size: ProbDD(size, prior=0.5), Halves])
+def test_driver_decides_the_same_with_any_strategy_and_jobs(jobs, seed, strategy):
     rng = random.Random(seed)
     needed = set(rng.sample(range(40), rng.randint(1, 12)))
-    assert run_search(40, needed, jobs=jobs, delay=0.002) == sequential_decisions(40, needed)
+    clash = set(rng.sample(sorted(set(range(40)) - needed), 2))  # each fine alone, not together
+
+    def test(indices, cancel):
+        time.sleep(rng.random() * 0.002)  # runs end in any order
+        return not (set(indices) & needed) and not clash <= set(indices)
+
+    applied, accepted = one_job(strategy(40), test)
+    assert not set(applied) & needed and not clash <= set(applied)
+    accepted_here: list[list[int]] = []
+    chosen = strategy(40)
+    with ThreadPoolExecutor(jobs + 1) as pool:
+        search(chosen, test, pool, jobs, accepted_here.append, lambda: False)
+    assert (sorted(chosen.applied), accepted_here) == (applied, accepted)
 
 
 # -- independent chains and regions (search/driver.search_chains, search/regions.py) --
@@ -141,7 +195,9 @@ def test_each_chain_decides_like_its_strategy_alone(jobs, seed):
     with ThreadPoolExecutor(jobs + 1) as pool:
         search_chains(chains, pool, jobs, lambda: False)
     for chain, size, needed, seen in zip(chains, sizes, needs, accepted, strict=False):
-        assert (sorted(chain.strategy.applied), seen) == sequential_decisions(size, needed)
+        alone = one_job(ProbDD(size), chain_oracle(needed))
+        assert (sorted(chain.strategy.applied), seen) == alone
+        assert alone[0] == [i for i in range(size) if i not in needed]
 
 
 def test_free_jobs_go_to_the_heads_of_other_chains_first():
@@ -196,7 +252,7 @@ def run_regions(regions, fails, jobs):
     told = []
     with ThreadPoolExecutor(jobs + 1) as pool:
         outcome = search_regions(regions, 0.1, test, pool, jobs, lambda: False, lambda: None,
-                                 lambda: threading.Event, lambda events: None,
+                                 threading.Event, lambda events: None,
                                  lambda region, applied: told.append((region, applied)))
     return outcome, log, told
 
@@ -243,18 +299,9 @@ def test_regions_give_the_same_result_and_tests_at_any_jobs():
     assert per_region[0] == per_region[1] == per_region[2]
 
 
-def test_an_acceptance_cancels_later_candidates_of_its_own_chain_only():
-    tester = CandidateTester(backend=None, slots=None, jobs=1)  # type: ignore[arg-type]  # only its cancel flags are used
-    one, other = tester.new_chain(), tester.new_chain()
-    head, later, elsewhere = one(), one(), other()
-    tester._cancel_later_than(head)
-    assert later.is_set() and not elsewhere.is_set() and not head.is_set()
-
-
 def test_stale_counts_only_discarded_candidates_whose_run_had_started():
     tester = CandidateTester(backend=None, slots=None, jobs=1)  # type: ignore[arg-type]  # only its cancel flags are used
-    chain = tester.new_chain()
-    ran, waiting, ran_too = chain(), chain(), chain()
+    ran, waiting, ran_too = tester.new_cancel_event(), tester.new_cancel_event(), tester.new_cancel_event()
     ran.started = ran_too.started = True
     tester.discarded([ran, waiting, ran_too])
     tester.discarded([])

@@ -28,12 +28,13 @@ class Halves:
         return list(self.groups[0]) if self.groups else None
 
     def feedback(self, subset: list[int], interesting: bool) -> None:
-        group = self.groups.pop(0)
+        at = self.groups.index(list(subset))  # the first group, unless a round tells its members out of order
+        group = self.groups.pop(at)
         if interesting:
             self.applied.extend(group)
         elif len(group) > 1:
             half = len(group) // 2
-            self.groups[0:0] = [group[:half], group[half:]]
+            self.groups[at:at] = [group[:half], group[half:]]
         else:
             self.refused.extend(group)
 

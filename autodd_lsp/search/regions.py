@@ -1,13 +1,12 @@
 """Search independent regions of the program at once, then merge.
 
-Why: the speculative driver (`driver.py`) keeps the sequential decisions, so
-every acceptance throws away what was started after it. With about one
-candidate in five accepted, N jobs running one chain do (1 - 0.8^N) / 0.2
-candidates' worth of useful work a round at best: -j 4 ~2.9, -j 8 ~4.2.
-Edits in different statements rarely interact, so the search gives each
-region its own ProbDD on the same base text (a candidate applies one
-region's edits only) and runs the regions as independent chains: a free job
-takes a region's next proposal, which is needed whatever the others decide.
+Why: a chain's round (`driver.py`) holds the proposals that share no edit
+and waits for all of them; ProbDD's big first groups overlap, so a chain
+alone has few members a round. Edits in different statements rarely
+interact, so the search gives each region its own ProbDD on the same base
+text (a candidate applies one region's edits only) and runs the regions as
+independent chains: a free job takes another region's member, which is
+needed whatever the others decide.
 
 Regions: each top-level statement, and each statement of a top-level
 function's or class's body (the engine gives their starts); a region of more
@@ -91,26 +90,28 @@ def search_regions(
     jobs: int,
     stopped: Callable[[], bool],
     on_result: Callable[[], None],
-    new_chain: Callable[[], Callable[[], Cancel]],
+    new_event: Callable[[], Cancel],
     on_discard: Callable[[list[Cancel]], None],
     on_region_accept: Callable[[int, list[int]], None] = lambda region, applied: None,
+    fold_test: TestFn | None = None,
 ) -> RegionOutcome:
     """Run one ProbDD per region (edit indices, in order) as parallel chains, then merge.
 
-    `new_chain()` gives a cancel-flag factory for one chain (flags of a chain
-    are cancelled together when one of its candidates is accepted);
+    `new_event()` gives a candidate's cancel flag; `fold_test` tests what the
+    search expects to fail the same way (a round's fold, the regions' union);
     `on_region_accept(r, applied)` is told, in each region's decision order,
     what region r has applied so far (the merge has not happened yet).
     """
     strategies = [ProbDD(len(region), prior=prior if isinstance(prior, float) else [prior[i] for i in region])
                   for region in regions]
     chains = [
-        Chain(strategy, _in_region(test, region), new_event=new_chain(),
-              on_accept=_told(on_region_accept, number, region))
+        Chain(strategy, _in_region(test, region), new_event=new_event,
+              on_accept=_told(on_region_accept, number, region),
+              fold_test=_in_region(fold_test or test, region))
         for number, (region, strategy) in enumerate(zip(regions, strategies, strict=False))
     ]
-    merge_events = new_chain()
-    early = _EarlyMerge(regions, strategies, test, pool, merge_events)
+    merge_test = fold_test or test
+    early = _EarlyMerge(regions, strategies, merge_test, pool, new_event)
     try:
         search_chains(chains, pool, jobs, stopped, on_result, on_discard, on_idle=early.start)
     finally:
@@ -123,14 +124,14 @@ def search_regions(
         early.stop_unless_running_for(None, on_discard)
         return RegionOutcome(sorted(sets[0]) if sets else [], needed)
     union = _union(regions, strategies)
-    if early.verdict_for(union, test, merge_events):
+    if early.verdict_for(union, merge_test, new_event):
         return RegionOutcome(union, needed)
     kept = sorted(sets[0])
     for applied in sets[1:]:
         if stopped():
             break
         trial = sorted(kept + applied)
-        if test(trial, merge_events()):
+        if merge_test(trial, new_event()):
             kept = trial
     return RegionOutcome(kept, needed)
 

@@ -10,14 +10,9 @@ There is one file slot more than jobs: the search prepares (renders, compiles,
 writes) the next candidate while `jobs` others run.
 
 Candidates are numbered in the order the search proposes them (their cancel
-events carry the number). A run slot is released only once its candidate's
-verdict is known; if it is interesting, every later candidate is stale (the
-search will accept this one and go on from it), so they are cancelled right
-then, before the one waiting for the slot can start a run whose verdict nobody
-would read. The search still cancels them too: this only saves the wasted runs.
-When the search runs several independent chains at once (`search/regions.py`),
-numbers and cancellation are per chain: one region's acceptance leaves the
-others' candidates running.
+events carry the number, for the timing records). A verdict cancels no other
+candidate: a search's round uses every verdict it started (`search/driver.py`),
+and the search itself cancels what it throws away.
 
 A candidate runs in its slot, holding its run permit, until its stopping rule
 decides (`verdict.run_until_decided`): one run for a deterministic failure;
@@ -72,16 +67,14 @@ class Counters:
 
 
 class OrderedCancelEvent(CancelEvent):
-    """A candidate's cancel flag, numbered in proposal order within its chain (one
-    strategy's sequence of proposals, `search/driver.py`); `started` once its run began."""
+    """A candidate's cancel flag, numbered in proposal order; `started` once its run began."""
 
-    def __init__(self, order: int, chain: int = 0) -> None:
+    def __init__(self, order: int) -> None:
         super().__init__()
         self.order = order
-        self.chain = chain
         self.started = False
         if stages.ON:  # AUTODD_STAGES: this candidate's timing record starts at its proposal
-            stages.begin(self, "proposed", order=order, chain=chain)
+            stages.begin(self, "proposed", order=order)
 
 
 def _any_text(text: str) -> bool:
@@ -155,7 +148,6 @@ class CandidateTester:
         self._lock = threading.Lock()
         self._best = BestOrder()
         self._numbers = itertools.count()
-        self._chains = itertools.count(1)  # chain 0: new_cancel_event's default
         # Cancel flags of the candidates not yet judged (weak: a dropped one needs no cancel).
         self._live: weakref.WeakSet[Cancel] = weakref.WeakSet()
         self._stopped = False
@@ -188,32 +180,15 @@ class CandidateTester:
             raise RuntimeError("no rules yet: candidates are judged after judge_by")
         return self._rules
 
-    def new_cancel_event(self, chain: int = 0) -> OrderedCancelEvent:
-        """The cancel flag of the next candidate of `chain` (made in proposal order)."""
+    def new_cancel_event(self) -> OrderedCancelEvent:
+        """The cancel flag of the next candidate (made in proposal order)."""
         with self._lock:
-            event = OrderedCancelEvent(next(self._numbers), chain)
+            event = OrderedCancelEvent(next(self._numbers))
             self._live.add(event)
         return event
 
-    def new_chain(self) -> Callable[[], OrderedCancelEvent]:
-        """A cancel-flag factory for a chain of its own: an interesting verdict cancels
-        the later candidates of its chain only (other chains decide independently)."""
-        with self._lock:
-            chain = next(self._chains)
-        return lambda: self.new_cancel_event(chain)
-
-    def _cancel_later_than(self, event: Cancel) -> None:
-        if not isinstance(event, OrderedCancelEvent):
-            return
-        order, chain = event.order, event.chain
-        with self._lock:
-            later = [other for other in self._live
-                     if getattr(other, "order", -1) > order and getattr(other, "chain", None) == chain]
-        for other in later:
-            other.set()
-
     def discarded(self, events: Iterable[Cancel]) -> None:
-        """The search threw these candidates away (an earlier one was accepted): count
+        """The search threw these candidates away (no decision used their verdicts): count
         those whose run had started as stale (wasted work, not a verdict)."""
         started = sum(1 for event in events if getattr(event, "started", False))
         if started:
@@ -402,8 +377,7 @@ class CandidateTester:
 
         The run permit is held from the first run to the verdict, the probe
         included (it runs in the same slot, with the candidates' time limit): the
-        next candidate, prepared meanwhile, waits as it waits for a single run. An
-        interesting verdict cancels the later candidates before the permit is freed.
+        next candidate, prepared meanwhile, waits as it waits for a single run.
         """
         rules = self.rules
         frozen = rules.frozen
@@ -438,8 +412,6 @@ class CandidateTester:
                 elif decision and frozen is not None:
                     decision = self._frozen_ran(path, text, cancel)  # None: the probe was cancelled
                     runs += 1
-                if decision and not cancel.is_set():  # a stale candidate's later ones are stale already
-                    self._cancel_later_than(cancel)
                 stages.mark(cancel, "judged")
                 return Verdict(decision, runs, decided.last, oracle_rejected=decided.decision is False)
 

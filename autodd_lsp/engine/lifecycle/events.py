@@ -23,8 +23,8 @@ class Stats:
     failure, as many as the sequential test took for an intermittent one, and
     one more for a frozen-code probe that ran apart from the candidate's run
     (`frozen_probe.py`). `stale` counts the candidates whose run had started when the search
-    discarded them because an earlier one was accepted (work lost to
-    speculation at -j > 1; not in `candidates_run` unless their run ended first). `ahead`
+    discarded them unread (a round's moot member, a prefix not needed, a run ahead no search
+    took: `search/driver.py`; not in `candidates_run` unless their run ended first). `ahead`
     counts the candidates whose verdict came from a run started before their search asked
     for it, on a job the searches left idle (`lookahead.py`).
     """

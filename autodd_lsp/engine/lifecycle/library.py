@@ -82,7 +82,7 @@ class _PredicateHost(PlainCancels):
             return False
         with self._one_at_a_time:
             if cancel.is_set():
-                return False  # stale: an earlier candidate was accepted
+                return False  # thrown away by its search (moot, or stopped)
             known = self._verdicts.get(text)
             if known is None:
                 well_formed = self._compiler.compile(text, PATH) is not None and (

@@ -110,9 +110,6 @@ class Session:
     def new_cancel_event(self) -> Cancel:
         return self.tester.new_cancel_event()
 
-    def new_chain(self) -> Callable[[], Cancel]:
-        return self.tester.new_chain()
-
     def discarded(self, events: Iterable[Cancel]) -> None:
         self.tester.discarded(events)
 

@@ -55,8 +55,6 @@ class SearchHost(Protocol):
 
     def new_cancel_event(self) -> Cancel: ...
 
-    def new_chain(self) -> Callable[[], Cancel]: ...
-
     def discarded(self, events: Iterable[Cancel]) -> None: ...
 
     def shadow(self) -> str | None:
@@ -90,9 +88,6 @@ class PlainCancels:
 
     def new_cancel_event(self) -> Cancel:
         return threading.Event()
-
-    def new_chain(self) -> Callable[[], Cancel]:
-        return threading.Event
 
     def discarded(self, events: Iterable[Cancel]) -> None:
         pass
@@ -135,7 +130,7 @@ class PassSearch:
             made = self.shadows[key] = aligned(text, render(self.shadow_base, self.selector.patches(indices)))
         return made
 
-    def test(self, indices: list[int], cancel: Cancel) -> bool:
+    def test(self, indices: list[int], cancel: Cancel, expected: bool = False) -> bool:
         text = self.candidate(indices)
         if self.regions is not None and len({self.region_of[i] for i in indices}) == 1:
             if text == self.region_text.get(self.region_of[indices[0]]):
@@ -144,15 +139,20 @@ class PassSearch:
         learn = None if record is None or shadow_base is None else (  # a recorder implies a base shadow
             lambda result: record(result, aligned(text, render(shadow_base, self.selector.patches(indices)))))
         statements_of = self.host.statements_of(lambda: self.shadow_of(indices, text))
-        verdict = self.host.test(text, cancel, statements_of, learn, self.expects(indices))
+        verdict = self.host.test(text, cancel, statements_of, learn, expected or self.expects(indices))
         if verdict:
             self.interesting[tuple(sorted(indices))] = text
         return verdict
 
+    def fold_test(self, indices: list[int], cancel: Cancel) -> bool:
+        """`test` for a text the search expects accepted: a round's fold (edits each accepted alone,
+        `search/driver.py`) or the regions' union."""
+        return self.test(indices, cancel, expected=True)
+
     def expects(self, indices: list[int]) -> bool:
         """Whether the text of `indices` is expected accepted: edits the map expects to go together
-        (`together`: in the corpus, 3 in 4 such candidates were), or the regions' union."""
-        return self.together or (self.regions is not None and len({self.region_of[i] for i in indices}) > 1)
+        (`together`: in the corpus, 3 in 4 such candidates were)."""
+        return self.together
 
     def on_accept(self, applied: list[int]) -> None:
         self.accepted = True
@@ -173,13 +173,14 @@ class PassSearch:
             strategy: Strategy = Halves(len(self.edits)) if self.together else ProbDD(len(self.edits), prior=self.prior)
             search(
                 strategy, self.test, pool, host.jobs, self.on_accept, host.interrupted, host.tick,
-                new_event=host.new_chain(), on_discard=host.discarded,  # a chain of its own (candidates.py)
+                new_event=host.new_cancel_event, on_discard=host.discarded, fold_test=self.fold_test,
             )
             self.applied, self.needed = strategy.applied, strategy.open_or_needed()
         else:  # independent top-level statements: one chain each, then a merge (search/regions.py)
             outcome = search_regions(
                 self.regions, self.prior, self.test, pool, host.jobs,
-                host.interrupted, host.tick, host.new_chain, host.discarded, self.region_accept,
+                host.interrupted, host.tick, host.new_cancel_event, host.discarded, self.region_accept,
+                self.fold_test,
             )
             self.applied, self.needed = outcome.applied, outcome.needed
             if self.applied and not host.offer_waiting():  # a person's text waiting replaces it
