@@ -235,3 +235,23 @@ def test_a_prediction_ends_when_the_text_it_expected_accepted_is_refused(tester)
     assert twin.holds()
     assert not tester.test("print('fine')\n", tester.new_cancel_event())  # a search refuses it
     assert not twin.holds()
+
+
+@pytest.mark.slow
+def test_a_prediction_ends_when_a_text_it_guessed_refused_is_accepted(tester):
+    """A round's member whose verdict the twin could not know it guesses refused (and asks to
+    run ahead). Judged interesting (it joins the round's fold, search/driver.py), what the twin
+    predicted after that round is wrong: it stops at once, before any search accepts a text.
+    A guess that the verdict confirms changes nothing."""
+    from autodd_lsp.engine.searching.lookahead import _Predicting
+
+    tester, ahead, _ = tester
+    real: Any = RealBest("x = 1\ny = 2\nraise ValueError('boom')\n")
+    right = _Predicting(real, ahead, 2, [real.best], None)
+    assert not right.test("x = 1\ny = 2\n", threading.Event())  # guessed refused: it is
+    wait_until(lambda: ahead.verdict_of("x = 1\ny = 2\n") is False)
+    assert right.holds()
+    wrong = _Predicting(real, ahead, 2, [real.best], None)
+    assert not wrong.test("y = 2\nraise ValueError('boom')\n", threading.Event())  # guessed refused
+    wait_until(lambda: not wrong.holds())  # its run ahead: interesting
+    assert wrong.wrong and right.holds()

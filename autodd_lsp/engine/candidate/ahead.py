@@ -134,7 +134,10 @@ class Ahead:
 
     def verdict_of(self, text: str) -> bool | None:
         """The verdict on `text` if known: a search's (the cache), or a run ahead's; else None."""
-        digest = text_key(source_bytes(text))
+        return self.verdict_by_key(text_key(source_bytes(text)))
+
+    def verdict_by_key(self, digest: bytes) -> bool | None:
+        """`verdict_of` the text whose `verdict.text_key` is `digest`."""
         known = self._tester.verdict(digest)
         if known is not None:
             return known

@@ -16,8 +16,10 @@ search that later proposes such a text takes its verdict instead of running
 it: verdicts, and so decisions, are the ones -j 1 gets; only the time changes.
 
 The twin's best texts start at the real best of its cursor; the prediction
-holds while they agree with the texts the searches accepted since, and the
-next one it took as accepted was not refused. When a guess goes wrong, what it
+holds while they agree with the texts the searches accepted since, the
+next one it took as accepted was not refused, and no text it guessed refused
+was judged interesting (a round's member that joins its fold, `search/driver.py`:
+what the twin predicted after that round is wrong before any search accepts). When a guess goes wrong, what it
 asked for is dropped (what runs is cancelled) and a new twin starts from the
 same copy: it replays what the searches decided since (known verdicts, nothing
 runs), then guesses on (not when the replay would be longer than
@@ -45,10 +47,12 @@ from autodd_lsp.cancel import Cancel
 from autodd_lsp.engine.candidate.ahead import POLL, Ahead
 from autodd_lsp.engine.candidate.candidates import BestOrder, CandidateTester
 from autodd_lsp.engine.candidate.slots import JobSlots
+from autodd_lsp.engine.candidate.verdict import text_key
 from autodd_lsp.engine.searching.fixpoint import Cursor, Fixpoint, FixpointHost
 from autodd_lsp.engine.searching.pass_search import PlainCancels
 from autodd_lsp.engine.searching.run_map import FailingPath
 from autodd_lsp.execution import RunResult
+from autodd_lsp.files import source_bytes
 from autodd_lsp.oracle.same import StatementsOf
 from autodd_lsp.passes import ReductionPass
 from autodd_lsp.syntax.patch import Edit
@@ -171,7 +175,8 @@ class _Predicting(PlainCancels):
     ahead, and accepted where its search expects it (`PassSearch.expects`), refused otherwise;
     nothing told or learned. Its best texts start at the real best where the twin started; the
     prediction holds while they agree with the real ones (`real_bests`: that one, then each text a
-    search accepted) and no search refused the next text it predicted accepted."""
+    search accepted), no search refused the next text it predicted accepted, and no text it
+    guessed refused was judged interesting."""
 
     jobs = 1  # proposals one after another: they only ask
 
@@ -185,6 +190,7 @@ class _Predicting(PlainCancels):
         self._lock = threading.Lock()
         self.stopped = False
         self.wrong = False  # stopped because it guessed wrong (else: told to stop, or nothing to wait for)
+        self._guessed_refused: list[bytes] = []  # texts (their keys) guessed refused, no verdict yet
 
     def real_accepted(self) -> None:
         with self._lock:
@@ -215,6 +221,15 @@ class _Predicting(PlainCancels):
             if len(bests) > len(real) and self._ahead.verdict_of(bests[len(real)]) is False:
                 self.stopped = self.wrong = True  # what the twin predicted accepted next was refused
                 return False
+            unknown = []
+            for digest in self._guessed_refused:
+                verdict = self._ahead.verdict_by_key(digest)
+                if verdict:  # a member of a round it guessed refused was not: it folds (search/driver.py)
+                    self.stopped = self.wrong = True
+                    return False
+                if verdict is None:
+                    unknown.append(digest)
+            self._guessed_refused = unknown
             return True
 
     # -- the search's host ------------------------------------------------------
@@ -232,6 +247,9 @@ class _Predicting(PlainCancels):
         if known is not None:
             return known  # a search judged it (the twin replays), or it ran ahead
         self._ahead.request(text, statements_of)
+        if not expected:
+            with self._lock:
+                self._guessed_refused.append(text_key(source_bytes(text)))
         return expected
 
     def shadow(self) -> str | None:
