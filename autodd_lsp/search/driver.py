@@ -68,14 +68,30 @@ class Strategy(Protocol):
 @dataclass
 class Chain:
     """One strategy with its test, its acceptance callback and its cancel flags' factory;
-    `fold_test`, if given, tests a fold's texts (members judged alone, tried together)."""
+    `fold_test`, if given, tests a fold's texts (members judged alone, tried together).
+
+    `merged`: the chain's folds are tested later, by its caller (`regions.py`: the regions'
+    merge tests the union of every region's edits in one run): a fold of several members is
+    applied without its own test, `on_accept` is told its first member (a text judged), and
+    `judged` keeps the last applied set a run judged, for the caller to fall back to."""
 
     strategy: Strategy
     test: TestFn
     on_accept: Callable[[list[int]], None] = lambda applied: None
     new_event: Callable[[], Cancel] = threading.Event
     fold_test: TestFn | None = None
+    merged: bool = False
+    judged: list[int] = field(default_factory=list)
     _round: _Round | None = field(default=None, repr=False)
+
+    @property
+    def unjudged(self) -> bool:
+        """The applied edits hold a fold no run has judged (only with `merged`)."""
+        return sorted(self.judged) != sorted(self.strategy.applied)
+
+    def accepted(self, applied: list[int]) -> None:
+        self.judged = list(applied)
+        self.on_accept(list(applied))
 
 
 @dataclass
@@ -167,6 +183,11 @@ class _Round:
                     strategy.feedback(subset, False)
             if len(self.fold) <= 1:
                 return self._accept(len(self.fold))
+            if self.chain.merged:  # its caller's merge tests it (Chain's docstring)
+                for member in self.fold:
+                    strategy.feedback(member, True)
+                self.chain.accepted(self.base + self.fold[0])
+                return True
             self._try([i for member in self.fold for i in member], "fold")
             return False
         verdicts = [task.future.result() for task in self.tasks]
@@ -204,7 +225,7 @@ class _Round:
         for member in self.fold[:count]:
             strategy.feedback(member, True)
         if count:
-            self.chain.on_accept(list(strategy.applied))
+            self.chain.accepted(strategy.applied)
         if count < len(self.fold):
             strategy.feedback(self.fold[count], False)
         return True

@@ -16,11 +16,15 @@ small statements in one candidate). Fewer than MIN_EDITS edits, or one
 region: a single ProbDD, as before.
 
 The algorithm is the same at every -j (-j 1 runs it too):
-  1. each region's ProbDD runs to its end (candidates: base + that region's edits);
+  1. each region's ProbDD runs to its end (candidates: base + that region's edits),
+     in the driver's rounds; a round's fold of several members is applied
+     without a test of its own (`Chain.merged`): the merge tests it;
   2. merge: the union of what the regions applied, tested once (when only one
-     region applied anything, its last acceptance was that very text); if the
-     union is not interesting (regions that interact), the regions' sets are
-     added one at a time in order, each kept if the text still fails the same way.
+     region applied anything and a run judged all of it, its last acceptance was
+     that very text); if the union is not interesting (regions that interact, or
+     a fold whose members clash), the regions' sets are added one at a time in
+     order, each kept if the text still fails the same way (a region's set
+     holding an untested fold that fails: the part of it a run judged).
 Every decision depends on verdicts only, never on timing or -j; the union's
 test may start early on an idle job (`_EarlyMerge`), which changes when it
 runs, not what it decides. A region whose set the merge refused is not
@@ -107,7 +111,7 @@ def search_regions(
     chains = [
         Chain(strategy, _in_region(test, region), new_event=new_event,
               on_accept=_told(on_region_accept, number, region),
-              fold_test=_in_region(fold_test or test, region))
+              fold_test=_in_region(fold_test or test, region), merged=True)
         for number, (region, strategy) in enumerate(zip(regions, strategies, strict=False))
     ]
     merge_test = fold_test or test
@@ -117,22 +121,30 @@ def search_regions(
     finally:
         early.stop_unless_running_for(_union(regions, strategies) if not stopped() else None, on_discard)
     found = [[region[i] for i in strategy.applied] for region, strategy in zip(regions, strategies, strict=False)]
+    judged = [[region[i] for i in chain.judged] for region, chain in zip(regions, chains, strict=False)]
     needed = sorted(region[i] for region, strategy in zip(regions, strategies, strict=False)
                     for i in strategy.open_or_needed())
-    sets = [applied for applied in found if applied]
-    if len(sets) <= 1 or stopped():
+    with_edits = [number for number, applied in enumerate(found) if applied]
+    if stopped() or not with_edits:
         early.stop_unless_running_for(None, on_discard)
-        return RegionOutcome(sorted(sets[0]) if sets else [], needed)
+        return RegionOutcome(sorted(next((judged[n] for n in with_edits if judged[n]), [])), needed)
+    if len(with_edits) == 1 and not chains[with_edits[0]].unjudged:
+        early.stop_unless_running_for(None, on_discard)
+        return RegionOutcome(sorted(found[with_edits[0]]), needed)  # that region's last text: judged
     union = _union(regions, strategies)
     if early.verdict_for(union, merge_test, new_event):
         return RegionOutcome(union, needed)
-    kept = sorted(sets[0])
-    for applied in sets[1:]:
+    kept: list[int] = []
+    for number in with_edits:  # one region at a time, in order; a region's judged part if all of it fails
         if stopped():
             break
-        trial = sorted(kept + applied)
-        if merge_test(trial, new_event()):
-            kept = trial
+        unjudged = chains[number].unjudged
+        for applied in [found[number]] + ([judged[number]] if unjudged and judged[number] else []):
+            alone = not kept and (applied is judged[number] or not unjudged)  # a text judged already
+            trial = sorted(kept + applied)
+            if alone or merge_test(trial, new_event()):
+                kept = trial
+                break
     return RegionOutcome(kept, needed)
 
 
