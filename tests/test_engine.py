@@ -89,6 +89,16 @@ def test_same_result_at_any_number_of_jobs(program):
     assert three.text == one.text
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "message"), [("invoices.py", "has no attribute"), ("orders.py", "KeyError")])
+def test_the_search_decides_the_same_at_1_2_4_and_8_jobs(program, name, message):
+    """The driver's rounds (search/driver.py): members judged on one base, folded, the runs ahead
+    of the lookahead's twin from -j 2. Which runs start changes with -j; the text does not."""
+    path = program(name)
+    texts = {jobs: reduce(path, message, jobs=jobs)[0] for jobs in (1, 2, 4, 8)}
+    assert all(summary.verified for summary in texts.values())
+    assert {jobs: summary.text for jobs, summary in texts.items()} == dict.fromkeys((1, 2, 4, 8), texts[1].text)
+
 
 
 @pytest.mark.slow
