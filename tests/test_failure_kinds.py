@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -235,9 +234,10 @@ while True:
 @pytest.mark.slow
 def test_a_hang_reduces_and_still_hangs(program, no_leftovers):
     path = program("hangs.py", HANG)
-    started = time.monotonic()
     summary, _ = reduce(path, FailureSpec.hang(), timeout=1)
-    assert time.monotonic() - started < 12  # every hanging candidate costs the limit: a few of them
+    # Every hanging candidate costs the limit: a few of them (15 with the search's rounds, 9 before;
+    # counted, not timed: the time is the machine's).
+    assert summary.stats.candidates_run <= 20
     assert summary.verified and summary.rule == "hangs past 1 s"
     assert "while True" in summary.text and "print" not in summary.text and "items" not in summary.text
     assert run_alone(summary.text, path.parent, timeout=2) is None  # still running
