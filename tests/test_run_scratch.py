@@ -1,5 +1,5 @@
 """The runs' own temporary folder and TileLang kernel cache, and the timeout that leaves room
-to compile (engine/lifecycle/run_scratch.py, original.adaptive_timeout): a real TileLang CPU kernel
+to compile (engine/lifecycle/run_scratch.py, timeouts.adaptive_timeout): a real TileLang CPU kernel
 whose wrong answer shows only after compiling."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from autodd_lsp.engine.lifecycle.original import adaptive_timeout
 from autodd_lsp.engine.lifecycle.run_scratch import (
     KERNEL_CACHE,
     TEMPORARY,
@@ -17,6 +16,7 @@ from autodd_lsp.engine.lifecycle.run_scratch import (
     scratch_env,
     without_scratch,
 )
+from autodd_lsp.engine.lifecycle.timeouts import adaptive_timeout, crowding
 from tests.support import program_text
 
 
@@ -25,6 +25,15 @@ def test_the_timeout_leaves_twice_the_cold_run_where_kernels_compiled():
     assert adaptive_timeout(0.01, 60.0) == pytest.approx(0.3)
     assert adaptive_timeout(0.1, 60.0, cold_seconds=1.5) == pytest.approx(3.0)
     assert adaptive_timeout(0.1, 2.0, cold_seconds=1.5) == pytest.approx(2.0)  # never past --timeout
+
+
+def test_more_jobs_than_cpus_leave_each_run_more_time(monkeypatch):
+    """-j 8 on 2 cores: a candidate that computes takes up to 4x as long, and a timeout the
+    original's runs set would make its verdict depend on the load (benchmarks/parallel.md)."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert crowding(1) == crowding(2) == 1.0 and crowding(8) == 4.0
+    assert adaptive_timeout(1.45, 120.0, crowding=crowding(8)) == pytest.approx(29.0)
+    assert adaptive_timeout(1.45, 20.0, crowding=crowding(8)) == pytest.approx(20.0)  # never past --timeout
 
 
 def test_compiled_means_a_kernel_was_written_into_the_runs_own_folder(tmp_path):

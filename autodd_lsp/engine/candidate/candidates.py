@@ -87,7 +87,7 @@ class Rules:
     (`original.OriginalChecks.check`); until then the tester only runs the original."""
 
     judge: Judge
-    timeout: float  # seconds a candidate may run (adaptive: see engine/lifecycle/original.adaptive_timeout)
+    timeout: float  # seconds a candidate may run (adaptive: see engine/lifecycle/timeouts.adaptive_timeout)
     well_formed: Callable[[str], bool] = _any_text  # a structural check before running (frozen code intact)
     frozen: FrozenCheck | None = None  # frozen code that must run (probed in the run, or in a second one)
     rate_test: RateTest | None = None  # an intermittent failure: the sequential test over a candidate's runs

@@ -41,6 +41,7 @@ from autodd_lsp.engine.lifecycle.options import ReduceOptions
 from autodd_lsp.engine.lifecycle.reporter import Reporter
 from autodd_lsp.engine.lifecycle.run_scratch import compiled
 from autodd_lsp.engine.lifecycle.texts import Texts
+from autodd_lsp.engine.lifecycle.timeouts import adaptive_timeout, crowding
 from autodd_lsp.engine.rules.earlier_files import earlier_hook, with_hook
 from autodd_lsp.engine.rules.earlier_files import notice as earlier_notice
 from autodd_lsp.engine.rules.frozen_probe import FrozenCheck, markers_seen
@@ -208,7 +209,7 @@ class OriginalChecks:
             first_compiled = not self._cold and compiled(self.tester.backend.extra_env)  # (run_scratch.py)
             if first_compiled:
                 self._cold = first_run.duration  # kept: a later check (once inlined) finds them compiled
-            candidate_timeout = adaptive_timeout(duration, timeout, self._cold)
+            candidate_timeout = adaptive_timeout(duration, timeout, self._cold, crowding(self.jobs))
             if first_compiled:
                 self.reporter.notice(
                     f"the program compiles kernels before it fails ({self._cold:.1f} s without a kernel cache): "
@@ -432,19 +433,3 @@ class OriginalChecks:
         result = self.tester.run(probed, self.options.timeout, self.tester.new_cancel_event())
         required = markers_seen(result.output)
         return FrozenCheck(ids, required) if required and not result.cancelled else None
-
-
-def adaptive_timeout(original_seconds: float, limit: float, cold_seconds: float = 0.0) -> float:
-    """How long a candidate may run: 5x the original, at least 0.3 s, at most --timeout; and
-    at least twice `cold_seconds`, the original's first run where it compiled its kernels.
-
-    A candidate that runs much longer than the original has almost always left
-    the failing path (a hang, or -- typical for kernels -- a "fixed" kernel that
-    goes on to compile for a second or more); it costs a fraction of a second,
-    not the whole --timeout. The floor keeps a loaded machine from turning slow
-    runs of fast programs into timeouts. Where the failure shows only after the
-    kernels compiled, a candidate that edits one compiles it again, which the
-    original's warm runs (kernels cached) never paid (`run_scratch.py`).
-    """
-    return min(limit, max(0.3, 5.0 * original_seconds, 2.0 * cold_seconds))
-

@@ -10,7 +10,7 @@ end and swept with it when the run was killed (`files.sweep_stale_tempdirs`):
   in /tmp.
 - `TILELANG_CACHE_DIR`, an empty kernel cache. With the user's cache (~/.tilelang/cache)
   the original's runs found every kernel compiled, and the adaptive timeout (5x a warm
-  run, `original.adaptive_timeout`) was shorter than compiling one kernel: every
+  run, `timeouts.adaptive_timeout`) was shorter than compiling one kernel: every
   candidate that edited a kernel of a failure shown after compiling (a wrong answer)
   timed out and was refused, so kernels stayed whole; and every candidate's kernel went
   into the user's cache. Now the original's first run compiles into the empty cache. If
