@@ -282,17 +282,12 @@ def search_chains(
                 on_result()
             if stopped():
                 return
-            for chain in list(live):
-                round_ = chain._round
-                if round_ is not None:
-                    round_.settle(on_discard)
-                while round_ is not None and round_.decided():
-                    if round_.decide(on_discard) and not _next_round(chain, jobs):
+            for chain in list(live):  # a live chain always has a round (`_next_round`)
+                assert chain._round is not None
+                chain._round.settle(on_discard)
+                while chain._round.decided():  # a round over: the next one, which has members to start
+                    if chain._round.decide(on_discard) and not _next_round(chain, jobs):
                         live.remove(chain)
-                        break
-                    if round_ is not chain._round:
-                        round_ = chain._round
-                    elif round_.ready:
                         break
     finally:
         for future in running:

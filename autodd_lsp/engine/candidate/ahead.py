@@ -96,13 +96,14 @@ class Ahead:
         with self._lock:
             return len(self._waiting)
 
-    def request(self, text: str, statements_of: StatementsOf | None) -> None:
+    def request(self, text: str, statements_of: StatementsOf | None, digest: bytes | None = None) -> None:
         """Run `text` when a permit is idle, unless its verdict is known or on its way, or it is no
-        smaller than the best (a search would refuse it without a run)."""
+        smaller than the best (a search would refuse it without a run). `digest`: its
+        `verdict.text_key`, where the caller has it."""
         if not self._tester.smaller(text):
             return
         data = source_bytes(text)
-        digest = text_key(data)
+        digest = text_key(data) if digest is None else digest
         with self._lock:
             if self._closed or digest in self._runs or self._searching[digest] or self._tester.verdict(digest) is not None:
                 return

@@ -243,13 +243,14 @@ class _Predicting(PlainCancels):
             return False
         if not self._order.smaller(text):
             return False  # as a search would refuse it
-        known = self._ahead.verdict_of(text)
+        key = text_key(source_bytes(text))
+        known = self._ahead.verdict_by_key(key)
         if known is not None:
             return known  # a search judged it (the twin replays), or it ran ahead
-        self._ahead.request(text, statements_of)
+        self._ahead.request(text, statements_of, key)
         if not expected:
             with self._lock:
-                self._guessed_refused.append(text_key(source_bytes(text)))
+                self._guessed_refused.append(key)
         return expected
 
     def shadow(self) -> str | None:
