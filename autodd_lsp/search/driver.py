@@ -7,7 +7,8 @@ accepted, N jobs then do at most (1 - 0.75^N) / 0.25 decisions a round (2.7 at
 -j 4). So a chain works in *rounds* (batch and fold, `notes/parallelism.md`):
 
 1. The round's members: the proposals the strategy makes if each one before
-   fails, up to BATCH of them, each tested alone on the same base (the
+   fails, up to the chain's `batch` of them (BATCH; a region's chain fewer,
+   `regions.REGION_BATCH`), each tested alone on the same base (the
    strategy's applied edits). A member that shares an edit with an earlier
    member judged interesting is *moot* (it was proposed on the guess that one
    fails): it is not started, or cancelled, and its verdict is never read.
@@ -48,7 +49,7 @@ from autodd_lsp.cancel import Cancel
 # test(indices to apply, cancel event) -> interesting?
 TestFn = Callable[[list[int], Cancel], bool]
 
-BATCH = 16  # members of a round at most: fixed, never derived from -j (the decisions would be)
+BATCH = 16  # members of a round at most (Chain.batch): fixed, never derived from -j (the decisions would be)
 
 
 class Strategy(Protocol):
@@ -68,7 +69,8 @@ class Strategy(Protocol):
 @dataclass
 class Chain:
     """One strategy with its test, its acceptance callback and its cancel flags' factory;
-    `fold_test`, if given, tests a fold's texts (members judged alone, tried together).
+    `fold_test`, if given, tests a fold's texts (members judged alone, tried together);
+    `batch`: a round's members at most (a constant, never derived from -j).
 
     `merged`: the chain's folds are tested later, by its caller (`regions.py`: the regions'
     merge tests the union of every region's edits in one run): a fold of several members is
@@ -81,6 +83,7 @@ class Chain:
     new_event: Callable[[], Cancel] = threading.Event
     fold_test: TestFn | None = None
     merged: bool = False
+    batch: int = BATCH
     judged: list[int] = field(default_factory=list)
     _round: _Round | None = field(default=None, repr=False)
 
@@ -108,7 +111,7 @@ class _Round:
         self.chain, self.jobs = chain, jobs
         strategy = chain.strategy.copy()
         self.members: list[list[int]] = []
-        while len(self.members) < BATCH and (subset := strategy.propose()) is not None:
+        while len(self.members) < chain.batch and (subset := strategy.propose()) is not None:
             self.members.append(subset)
             strategy.feedback(subset, False)
         self.last = strategy.propose() is None  # nothing waits beyond this round (the chain's last)

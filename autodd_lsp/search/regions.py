@@ -17,8 +17,10 @@ region: a single ProbDD, as before.
 
 The algorithm is the same at every -j (-j 1 runs it too):
   1. each region's ProbDD runs to its end (candidates: base + that region's edits),
-     in the driver's rounds; a round's fold of several members is applied
-     without a test of its own (`Chain.merged`): the merge tests it;
+     in the driver's rounds of at most REGION_BATCH members (the other regions'
+     chains give the parallel runs; a region's later members, judged on a base
+     its earlier acceptance has left, cost -j 1 runs); a round's fold of several
+     members is applied without a test of its own (`Chain.merged`): the merge tests it;
   2. merge: the union of what the regions applied, tested once (when only one
      region applied anything and a run judged all of it, its last acceptance was
      that very text); if the union is not interesting (regions that interact, or
@@ -44,6 +46,7 @@ from autodd_lsp.search.probdd import ProbDD
 
 MIN_EDITS = 4  # fewer edits: one ProbDD (splitting costs a merge and ProbDD's big first tries)
 MAX_REGION = 8  # edits of one region at most (more: cut by position)
+REGION_BATCH = 4  # a region's round: members at most (notes/parallelism.md, "Regions")
 
 
 @dataclass
@@ -111,7 +114,7 @@ def search_regions(
     chains = [
         Chain(strategy, _in_region(test, region), new_event=new_event,
               on_accept=_told(on_region_accept, number, region),
-              fold_test=_in_region(fold_test or test, region), merged=True)
+              fold_test=_in_region(fold_test or test, region), merged=True, batch=REGION_BATCH)
         for number, (region, strategy) in enumerate(zip(regions, strategies, strict=False))
     ]
     merge_test = fold_test or test
