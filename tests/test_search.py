@@ -17,7 +17,7 @@ from autodd_lsp.search import (
     search_chains,
     search_regions,
 )
-from autodd_lsp.search.regions import MAX_REGION, MIN_EDITS, REGION_BATCH
+from autodd_lsp.search.regions import MAX_REGION, MIN_EDITS
 
 
 def run_search(size, needed, jobs, log=None, delay=0.0):
@@ -305,13 +305,12 @@ def test_a_regions_round_holds_at_most_region_batch_members(jobs):
     """Region 0's first round: all 8 edits (fail: 0 is needed), 0-4 (fail), 5-7 (interesting), then
     proposals on the guess that 5-7 failed, judged on a base without them, up to REGION_BATCH members
     (with 16 the round went on with 3-4 and 1-2 on that base). The next run is made on 5-7."""
-    assert REGION_BATCH == 4
     regions = [list(range(8)), list(range(8, 12))]
     outcome, log, _ = run_regions(regions, lambda applied: bool(applied & {0, 9}), jobs)
     assert outcome.applied == [1, 2, 3, 4, 5, 6, 7, 8, 10, 11]
     region_runs = [set(run) for run in log if set(run) <= set(regions[0])]
-    assert region_runs[:REGION_BATCH] == [set(range(8)), set(range(5)), {5, 6, 7}, {0, 1, 2}]
-    assert region_runs[REGION_BATCH] == {3, 4, 5, 6, 7}
+    assert region_runs[:4] == [set(range(8)), set(range(5)), {5, 6, 7}, {0, 1, 2}]  # REGION_BATCH members
+    assert region_runs[4] == {3, 4, 5, 6, 7}
 
 
 def test_regions_give_the_same_result_and_tests_at_any_jobs():
