@@ -26,4 +26,3 @@ def crowding(jobs: int) -> float:
     that compile took up to 4x as long, 76 of 725 hit a timeout the original's runs set, and the
     output was not -j 1's: a verdict must not depend on the load its own -j makes."""
     return max(1.0, jobs / (os.cpu_count() or 1))
-
